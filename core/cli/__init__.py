@@ -1,0 +1,60 @@
+"""The `funes` command line: a thin layer over the library.
+
+Each subcommand lives in its own module (`funes.cli.<module>`, exposing a click command named
+`command`) and is imported only when it runs, so `funes hook` starts without loading lancedb or
+torch.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+
+import click
+
+from funes import __version__
+
+# subcommand name → module under funes.cli; order is the order shown in --help.
+COMMANDS: dict[str, str] = {
+    "index": "index_cmd",
+    "status": "status_cmd",
+    "recall": "recall_cmd",
+    "get": "get_cmd",
+    "mcp": "mcp_cmd",
+    "add": "add_cmd",
+    "remove": "remove_cmd",
+    "hook": "hook_cmd",
+    "push": "push_cmd",
+    "scrub": "scrub_cmd",
+    "ask": "ask_cmd",
+}
+
+
+class LazyGroup(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return [name for name in COMMANDS if _module_exists(COMMANDS[name])]
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        module_name = COMMANDS.get(cmd_name)
+        if module_name is None or not _module_exists(module_name):
+            return None
+        module = importlib.import_module(f"funes.cli.{module_name}")
+        return module.command
+
+
+def _module_exists(module_name: str) -> bool:
+    return importlib.util.find_spec(f"funes.cli.{module_name}") is not None
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="funes", message="%(prog)s %(version)s")
+def main() -> None:
+    """funes: a durable memory for AI coding agents.
+
+    \b
+    Set up an agent (indexes its history, installs recall tools and the per-turn hook):
+      funes add claude          # or codex, pi, hermes
+    Then ask the memory:
+      funes recall "why did we drop the redis cache"
+      funes get SESSION TURN    # the whole turn a hit came from
+    """

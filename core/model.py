@@ -1,0 +1,79 @@
+"""The one shape every agent's transcript is parsed into: sessions of turns made of blocks."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+BlockType = Literal["text", "thinking", "tool_use", "tool_result"]
+BLOCK_TYPES: tuple[str, ...] = ("text", "thinking", "tool_use", "tool_result")
+
+Harness = Literal["claude_code", "codex", "pi", "hermes", "parquet"]
+HARNESSES: tuple[str, ...] = ("claude_code", "codex", "pi", "hermes", "parquet")
+
+# What users type on the command line → the stored facet.
+HARNESS_ALIASES: dict[str, str] = {
+    "claude": "claude_code",
+    "claude_code": "claude_code",
+    "claude-code": "claude_code",
+    "codex": "codex",
+    "pi": "pi",
+    "hermes": "hermes",
+    "parquet": "parquet",
+}
+
+
+def normalise_harness(name: str) -> str:
+    """Map a user-facing agent name to the stored harness facet, or raise ValueError."""
+    key = name.strip().lower()
+    if key not in HARNESS_ALIASES:
+        known = ", ".join(sorted({"claude", "codex", "pi", "hermes", "parquet"}))
+        raise ValueError(f"unknown agent {name!r}: expected one of {known}")
+    return HARNESS_ALIASES[key]
+
+
+@dataclass(slots=True)
+class Block:
+    block_type: str  # one of BLOCK_TYPES
+    text: str
+    tool_name: str | None = None
+    tool_use_id: str | None = None
+    # Marks text that is not the speaker's own words but still worth keeping, e.g. a
+    # compaction summary ("compaction") or a subagent prompt ("subagent").
+    note: str | None = None
+
+
+@dataclass(slots=True)
+class Turn:
+    session_id: str
+    turn_uuid: str
+    parent_uuid: str | None
+    seq: int  # index among retained turns of the session, from 0
+    ts: str  # ISO-8601 UTC, e.g. 2026-01-02T03:04:05Z ("" when unknown)
+    role: str  # user | assistant | system | tool (as the source says)
+    workdir: str  # the recorded cwd, verbatim ("" when unknown)
+    harness: str  # one of HARNESSES
+    source_path: str
+    blocks: list[Block] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class Chunk:
+    """One split of one block of one turn: the unit that is embedded, searched and stored."""
+
+    id: str
+    text: str
+    session_id: str
+    turn_uuid: str
+    parent_uuid: str | None
+    seq: int
+    ts: str
+    role: str
+    block_type: str
+    tool_name: str | None
+    harness: str
+    workdir: str
+    repo: str
+    source_path: str
+    block_idx: int
+    split_idx: int

@@ -1,0 +1,41 @@
+"""Where things live on disk: funes's own state and each agent's transcripts."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def funes_home() -> Path:
+    """`$FUNES_HOME`, default `~/.funes`."""
+    env = os.environ.get("FUNES_HOME", "").strip()
+    return Path(env).expanduser() if env else Path.home() / ".funes"
+
+
+def local_memory_dir() -> Path:
+    """The default local memory: a LanceDB database folder holding table `chunks`."""
+    return funes_home() / "memory"
+
+
+def logs_dir() -> Path:
+    return funes_home() / "logs"
+
+
+def claude_home() -> Path:
+    env = os.environ.get("CLAUDE_CONFIG_DIR", "").strip()
+    return Path(env).expanduser() if env else Path.home() / ".claude"
+
+
+def codex_home() -> Path:
+    env = os.environ.get("CODEX_HOME", "").strip()
+    return Path(env).expanduser() if env else Path.home() / ".codex"
+
+
+def pi_agent_dir() -> Path:
+    env = os.environ.get("PI_CODING_AGENT_DIR", "").strip()
+    return Path(env).expanduser() if env else Path.home() / ".pi" / "agent"
+
+
+def hermes_home() -> Path:
+    env = os.environ.get("HERMES_HOME", "").strip()
+    return Path(env).expanduser() if env else Path.home() / ".hermes"

@@ -1,0 +1,28 @@
+"""Trace sources: one per agent, behind one interface (`TraceSource`).
+
+Adding an agent means adding a module here and registering it in `all_sources()`; the index
+and recall paths never change.
+"""
+
+from __future__ import annotations
+
+from funes.traces.base import ReadResult, Resume, TraceSource
+
+__all__ = ["ReadResult", "Resume", "TraceSource", "all_sources", "source_for"]
+
+
+def all_sources() -> list[TraceSource]:
+    from funes.traces.claude import ClaudeSource
+    from funes.traces.codex import CodexSource
+    from funes.traces.hermes import HermesSource
+    from funes.traces.parquet import ParquetSource
+    from funes.traces.pi import PiSource
+
+    return [ClaudeSource(), CodexSource(), PiSource(), HermesSource(), ParquetSource()]
+
+
+def source_for(harness: str) -> TraceSource:
+    for source in all_sources():
+        if source.harness == harness:
+            return source
+    raise ValueError(f"no trace source for harness {harness!r}")

@@ -1,0 +1,81 @@
+"""What every installer shares: safe file edits and a record of what was changed."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+
+class ConfigError(Exception):
+    """A config file funes must edit is malformed; it was left untouched."""
+
+    def __init__(self, path: Path, line: int | None, problem: str) -> None:
+        where = f"{path}:{line}" if line else str(path)
+        super().__init__(f"{where}: {problem} — fix the file by hand, then run again (nothing was changed)")
+        self.path = path
+        self.line = line
+
+
+@dataclass
+class InstallReport:
+    agent: str
+    changed: list[Path] = field(default_factory=list)  # files whose bytes changed
+    notes: list[str] = field(default_factory=list)  # things the user must know or do
+
+
+def write_atomic(path: Path, data: str | bytes, *, backup: bool = True) -> bool:
+    """Write `data` to `path` atomically; return False (and touch nothing) if unchanged.
+
+    Before the first change funes ever makes to an existing file, a copy is kept beside it as
+    `<name>.funes-backup`, so the user's original is always recoverable.
+    """
+    raw = data.encode() if isinstance(data, str) else data
+    if path.exists() and path.read_bytes() == raw:
+        return False
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if backup and path.exists():
+        saved = path.with_name(path.name + ".funes-backup")
+        if not saved.exists():
+            shutil.copy2(path, saved)
+    mode = path.stat().st_mode & 0o777 if path.exists() else 0o644
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(raw)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return True
+
+
+def funes_command() -> list[str]:
+    """The argv that runs funes, recorded in agent configs (`$FUNES_BIN` overrides)."""
+    override = os.environ.get("FUNES_BIN", "").strip()
+    if override:
+        return [override]
+    found = shutil.which("funes")
+    return [found] if found else ["funes"]
+
+
+class Installer(Protocol):
+    agent: str  # claude | codex | pi | hermes
+
+    def install(self, memory: str | None = None) -> InstallReport:
+        """Wire funes into the agent (recall/get tools + per-turn hook); idempotent."""
+        ...
+
+    def uninstall(self) -> InstallReport:
+        """Undo exactly what install did; the user's own entries survive."""
+        ...
+
+    def status(self) -> dict[str, object]:
+        """{"installed": bool, "files": [...], ...} for `funes status`."""
+        ...
