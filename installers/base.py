@@ -15,7 +15,9 @@ class ConfigError(Exception):
 
     def __init__(self, path: Path, line: int | None, problem: str) -> None:
         where = f"{path}:{line}" if line else str(path)
-        super().__init__(f"{where}: {problem} — fix the file by hand, then run again (nothing was changed)")
+        super().__init__(
+            f"{where}: {problem} — fix the file by hand, then run again (nothing was changed)"
+        )
         self.path = path
         self.line = line
 

@@ -1,0 +1,248 @@
+"""Index transcripts into the memory: read new turns, redact, chunk, embed, append.
+
+Incremental by construction: each unit (transcript file, database) is read from where the last
+run stopped, only chunks whose ids are not stored yet are embedded, and the state is saved only
+after the rows it describes are committed. A run killed at any point therefore leaves a readable
+memory, and the next run re-reads at most the uncommitted tail without duplicating anything.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from funes.index.chunking import chunk_turn
+from funes.index.lock import writer_lock
+from funes.index.repo import resolve_repo
+from funes.index.state import IndexState, UnitState, unit_signature
+from funes.model import Chunk, Turn
+from funes.traces import TraceSource, all_sources
+
+# A run with no path stops starting new units after this many seconds (the rest is backlog).
+DEFAULT_BUDGET_S = 60.0
+# Rows are appended in batches of about this many chunks (fewer, larger Lance fragments).
+FLUSH_CHUNKS = 4096
+
+Progress = Callable[[str, dict[str, Any]], None]
+
+
+@dataclass
+class IndexReport:
+    units_total: int = 0
+    units_read: int = 0
+    units_unchanged: int = 0
+    turns: int = 0
+    chunks_added: int = 0
+    chunks_known: int = 0
+    redactions: int = 0
+    sessions: set[str] = field(default_factory=set)
+    backlog: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    elapsed_s: float = 0.0
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "units_total": self.units_total,
+            "units_read": self.units_read,
+            "units_unchanged": self.units_unchanged,
+            "turns": self.turns,
+            "chunks_added": self.chunks_added,
+            "chunks_already_indexed": self.chunks_known,
+            "redactions": self.redactions,
+            "sessions": len(self.sessions),
+            "backlog": len(self.backlog),
+            "warnings": self.warnings,
+            "elapsed_s": round(self.elapsed_s, 3),
+        }
+
+
+@dataclass
+class Unit:
+    path: Path
+    source: TraceSource
+
+    @property
+    def key(self) -> str:
+        return str(self.path)
+
+
+def discover_units(paths: Iterable[Path] | None = None, harness: str | None = None) -> list[Unit]:
+    """Units under `paths` (or every agent's default roots), newest first."""
+    sources = [s for s in all_sources() if harness is None or s.harness == harness]
+    units: dict[str, Unit] = {}
+    if paths is None:
+        for source in sources:
+            for root in source.default_roots():
+                if root.exists():
+                    for unit in source.discover(root):
+                        units.setdefault(str(unit), Unit(unit, source))
+    else:
+        for path in paths:
+            path = Path(path).expanduser().resolve()
+            if not path.exists():
+                raise FileNotFoundError(f"no such path: {path}")
+            if path.is_file():
+                owner = next((s for s in sources if s.owns(path)), None)
+                if owner is None:
+                    raise ValueError(f"{path}: not a transcript funes can read")
+                units.setdefault(str(path), Unit(path, owner))
+                continue
+            for source in sources:
+                for unit in source.discover(path):
+                    units.setdefault(str(unit), Unit(unit, source))
+
+    def mtime(unit: Unit) -> float:
+        try:
+            return unit.path.stat().st_mtime
+        except OSError:
+            return 0.0
+
+    return sorted(units.values(), key=mtime, reverse=True)
+
+
+def index(
+    paths: Iterable[Path | str] | None = None,
+    *,
+    harness: str | None = None,
+    budget_s: float | None = None,
+    everything: bool = False,
+    progress: Progress | None = None,
+    memory_path: Path | None = None,
+    lock_wait_s: float = 10.0,
+) -> IndexReport:
+    """Index new turns into the local memory.
+
+    With `paths`, every unit under them is read in full. Without, every agent's transcripts
+    are swept newest first until `budget_s` (default 60 s) runs out, unless `everything`;
+    what is left is recorded as the backlog that later runs finish.
+    """
+    started = time.monotonic()
+    report = IndexReport()
+    notify = progress or (lambda _event, _info: None)
+    explicit = paths is not None
+    units = discover_units([Path(p) for p in paths] if paths is not None else None, harness)
+    report.units_total = len(units)
+    budget = None if (explicit or everything) else (budget_s or DEFAULT_BUDGET_S)
+
+    with writer_lock(wait_s=lock_wait_s):
+        run = _IndexRun(report, notify, memory_path)
+        notify("start", {"units": len(units)})
+        for position, unit in enumerate(units):
+            if budget is not None and time.monotonic() - started > budget:
+                report.backlog = [u.key for u in units[position:] if run.needs_reading(u)]
+                break
+            run.index_unit(unit)
+            notify("unit", {"done": position + 1, "units": len(units), "path": unit.key})
+        run.finish()
+    report.elapsed_s = time.monotonic() - started
+    notify("end", report.as_dict())
+    return report
+
+
+class _IndexRun:
+    """One indexing run: buffers chunks, embeds and appends in batches, saves state after."""
+
+    def __init__(self, report: IndexReport, notify: Progress, memory_path: Path | None) -> None:
+        from funes.index.embed import load_embedder
+        from funes.index.redact import redact
+        from funes.index.store import ChunkStore
+
+        self.report = report
+        self.notify = notify
+        self.state = IndexState.load()
+        self.embedder = load_embedder()
+        self.redact = redact
+        self.store = ChunkStore.create_or_open(memory_path, self.embedder)
+        self.store_empty = self.store.count() == 0
+        self.buffer: list[Chunk] = []
+        self.buffer_ids: set[str] = set()
+        self.pending_states: dict[str, UnitState] = {}
+
+    def needs_reading(self, unit: Unit) -> bool:
+        recorded = self.state.units.get(unit.key)
+        return recorded is None or recorded.signature != unit_signature(unit.path)
+
+    def index_unit(self, unit: Unit) -> None:
+        if not self.needs_reading(unit):
+            self.report.units_unchanged += 1
+            return
+        signature = unit_signature(unit.path)
+        recorded = self.state.units.get(unit.key)
+        resume = recorded.resume if recorded and recorded.harness == unit.source.harness else None
+        result = unit.source.read(unit.path, resume or None)
+        self.report.units_read += 1
+        self.report.warnings.extend(result.warnings)
+        chunks: list[Chunk] = []
+        sessions: set[str] = set(recorded.sessions) if recorded else set()
+        for turn in result.turns:
+            self._redact_turn(turn)
+            chunks.extend(chunk_turn(turn, self._repo_for(turn.workdir)))
+            sessions.add(turn.session_id)
+        self.report.turns += len(result.turns)
+        self.report.sessions.update(sessions)
+        self._queue(chunks)
+        self.pending_states[unit.key] = UnitState(
+            harness=unit.source.harness,
+            signature=signature if result.complete else "",
+            resume=result.resume,
+            indexed_at=_now(),
+            sessions=sorted(sessions),
+        )
+        if len(self.buffer) >= FLUSH_CHUNKS:
+            self.flush()
+
+    def finish(self) -> None:
+        self.flush()
+        self.state.pending = list(self.report.backlog)
+        self.state.last_indexed = _now() if self.report.chunks_added else self.state.last_indexed
+        self.state.save()
+        if self.report.chunks_added:
+            self.notify("optimize", {})
+            self.store.ensure_indexes()
+
+    def _redact_turn(self, turn: Turn) -> None:
+        for block in turn.blocks:
+            cleaned, findings = self.redact(block.text)
+            if findings:
+                block.text = cleaned
+                self.report.redactions += len(findings)
+
+    def _repo_for(self, workdir: str) -> str:
+        if workdir not in self.state.repos:
+            self.state.repos[workdir] = resolve_repo(workdir)
+        return self.state.repos[workdir]
+
+    def _queue(self, chunks: list[Chunk]) -> None:
+        fresh = [c for c in chunks if c.id not in self.buffer_ids]
+        if not self.store_empty and fresh:
+            known = self.store.known_ids(c.id for c in fresh)
+            self.report.chunks_known += len(known)
+            fresh = [c for c in fresh if c.id not in known]
+        # One chunk id per coordinate even if a turn was emitted twice within one read.
+        unique: dict[str, Chunk] = {}
+        for chunk in fresh:
+            unique.setdefault(chunk.id, chunk)
+        self.buffer.extend(unique.values())
+        self.buffer_ids.update(unique)
+
+    def flush(self) -> None:
+        if self.buffer:
+            self.notify("embed", {"chunks": len(self.buffer)})
+            vectors = self.embedder.encode([c.text for c in self.buffer])
+            self.store.add(self.buffer, vectors)
+            self.report.chunks_added += len(self.buffer)
+            self.store_empty = False
+            self.buffer = []
+            self.buffer_ids = set()
+        # State only after the rows it describes are committed.
+        self.state.units.update(self.pending_states)
+        self.pending_states = {}
+        self.state.save()
+
+
+def _now() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")

@@ -1,0 +1,227 @@
+"""ChunkStore: the Lance dataset that holds a memory (storage mechanics only).
+
+A memory is a LanceDB database folder with one table, `chunks`. The embedding model's id,
+content hash and width are stamped into the table's schema metadata when it is created; a
+memory is never opened with another model, because its vectors would be meaningless.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from funes.model import Chunk
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pyarrow as pa
+
+TABLE = "chunks"
+META_MODEL_ID = b"funes.embedding_model"
+META_MODEL_HASH = b"funes.embedding_model_hash"
+META_DIM = b"funes.embedding_dim"
+META_FORMAT = b"funes.format"
+FORMAT_VERSION = b"1"
+
+# Column order is part of the on-disk contract (remote readers depend on it).
+STRING_COLUMNS = (
+    "id",
+    "text",
+    "session_id",
+    "turn_uuid",
+    "parent_uuid",
+    "ts",
+    "role",
+    "block_type",
+    "tool_name",
+    "harness",
+    "workdir",
+    "repo",
+    "source_path",
+)
+INT_COLUMNS = ("seq", "block_idx", "split_idx")
+
+
+class MemoryNotFound(Exception):
+    """No memory exists at the path."""
+
+
+class ModelMismatch(Exception):
+    """The memory was built with another embedding model than the one asked for."""
+
+
+def chunks_schema(dim: int, model_id: str, model_hash: str) -> pa.Schema:
+    import pyarrow as pa
+
+    fields = [
+        pa.field("id", pa.string(), nullable=False),
+        pa.field("text", pa.string()),
+        pa.field("session_id", pa.string()),
+        pa.field("turn_uuid", pa.string()),
+        pa.field("parent_uuid", pa.string()),
+        pa.field("seq", pa.int64()),
+        pa.field("ts", pa.string()),
+        pa.field("role", pa.string()),
+        pa.field("block_type", pa.string()),
+        pa.field("tool_name", pa.string()),
+        pa.field("harness", pa.string()),
+        pa.field("workdir", pa.string()),
+        pa.field("repo", pa.string()),
+        pa.field("source_path", pa.string()),
+        pa.field("block_idx", pa.int64()),
+        pa.field("split_idx", pa.int64()),
+        pa.field("vector", pa.list_(pa.float32(), dim)),
+    ]
+    metadata = {
+        META_MODEL_ID: model_id.encode(),
+        META_MODEL_HASH: model_hash.encode(),
+        META_DIM: str(dim).encode(),
+        META_FORMAT: FORMAT_VERSION,
+    }
+    return pa.schema(fields, metadata=metadata)
+
+
+def chunks_to_arrow(chunks: Sequence[Chunk], vectors: np.ndarray, schema: pa.Schema) -> pa.Table:
+    import numpy as np
+    import pyarrow as pa
+
+    rows = [asdict(c) for c in chunks]
+    columns: dict[str, Any] = {}
+    for name in schema.names:
+        if name == "vector":
+            continue
+        columns[name] = [row[name] for row in rows]
+    dim = schema.field("vector").type.list_size
+    flat = np.ascontiguousarray(vectors, dtype=np.float32).reshape(-1)
+    columns["vector"] = pa.FixedSizeListArray.from_arrays(pa.array(flat, pa.float32()), dim)
+    arrays = [
+        columns[name] if name == "vector" else pa.array(columns[name], schema.field(name).type)
+        for name in schema.names
+    ]
+    return pa.Table.from_arrays(arrays, schema=schema)
+
+
+def _quiet_lance() -> None:
+    # lancedb prints a Rust WARN on every projected query without a score column.
+    os.environ.setdefault("LANCEDB_LOG", "error")
+
+
+def memory_exists(path: Path) -> bool:
+    return (path / f"{TABLE}.lance").is_dir()
+
+
+class ChunkStore:
+    def __init__(self, path: Path, db: Any, table: Any) -> None:
+        self.path = path
+        self.db = db
+        self.table = table
+        metadata = table.schema.metadata or {}
+        self.model_id = metadata.get(META_MODEL_ID, b"").decode()
+        self.model_hash = metadata.get(META_MODEL_HASH, b"").decode()
+        self.dim = table.schema.field("vector").type.list_size
+
+    @classmethod
+    def open(cls, path: Path | None = None, *, embedder: Any | None = None) -> ChunkStore:
+        """Open an existing memory; with `embedder`, refuse if it was built with another model."""
+        from funes.paths import local_memory_dir
+
+        path = Path(path) if path is not None else local_memory_dir()
+        if not memory_exists(path):
+            raise MemoryNotFound(f"no memory at {path} — run `funes index` or `funes add <agent>`")
+        _quiet_lance()
+        import lancedb
+
+        db = lancedb.connect(str(path))
+        store = cls(path, db, db.open_table(TABLE))
+        if embedder is not None:
+            store.check_model(embedder)
+        return store
+
+    @classmethod
+    def create_or_open(cls, path: Path | None, embedder: Any) -> ChunkStore:
+        from funes.paths import local_memory_dir
+
+        path = Path(path) if path is not None else local_memory_dir()
+        if memory_exists(path):
+            return cls.open(path, embedder=embedder)
+        _quiet_lance()
+        import lancedb
+
+        path.mkdir(parents=True, exist_ok=True)
+        db = lancedb.connect(str(path))
+        schema = chunks_schema(embedder.dim, embedder.model_id, embedder.content_hash)
+        table = db.create_table(TABLE, schema=schema, exist_ok=True)
+        return cls(path, db, table)
+
+    def check_model(self, embedder: Any) -> None:
+        if self.model_id and (
+            self.model_id != embedder.model_id
+            or (self.model_hash and self.model_hash != embedder.content_hash)
+            or self.dim != embedder.dim
+        ):
+            raise ModelMismatch(
+                f"the memory at {self.path} was built with embedding model {self.model_id} "
+                f"({self.model_hash[:12]}), not {embedder.model_id} "
+                f"({embedder.content_hash[:12]}); "
+                f"rebuild it: move {self.path} aside, then run `funes index --all`"
+            )
+
+    # -- writes -----------------------------------------------------------------------------
+
+    def add(self, chunks: Sequence[Chunk], vectors: np.ndarray) -> int:
+        if not chunks:
+            return 0
+        self.table.add(chunks_to_arrow(chunks, vectors, self.table.schema))
+        return len(chunks)
+
+    def delete_ids(self, ids: Iterable[str]) -> None:
+        ids = list(ids)
+        for start in range(0, len(ids), 500):
+            batch = ids[start : start + 500]
+            self.table.delete("id IN (" + ", ".join(sql_quote(i) for i in batch) + ")")
+
+    def ensure_indexes(self) -> None:
+        """Build the full-text index on `text` if missing, else fold new rows into it."""
+        from lancedb.index import FTS
+
+        if not self.has_fts_index():
+            if self.count() == 0:
+                return
+            self.table.create_index("text", config=FTS(with_position=True), replace=True)
+        else:
+            self.table.optimize()
+
+    def has_fts_index(self) -> bool:
+        try:
+            return any("text" in idx.columns for idx in self.table.list_indices())
+        except Exception:
+            return False
+
+    # -- reads ------------------------------------------------------------------------------
+
+    def count(self, where: str | None = None) -> int:
+        return int(self.table.count_rows(where)) if where else int(self.table.count_rows())
+
+    def known_ids(self, ids: Iterable[str]) -> set[str]:
+        ids = list(dict.fromkeys(ids))
+        found: set[str] = set()
+        for start in range(0, len(ids), 1000):
+            batch = ids[start : start + 1000]
+            where = "id IN (" + ", ".join(sql_quote(i) for i in batch) + ")"
+            rows = self.table.search().where(where).select(["id"]).limit(len(batch)).to_arrow()
+            found.update(rows.column("id").to_pylist())
+        return found
+
+    def scan(self, columns: list[str], where: str | None = None) -> pa.Table:
+        """All rows (optionally filtered), projected to `columns`."""
+        query = self.table.search()
+        if where:
+            query = query.where(where)
+        return query.select(columns).limit(max(self.count(where), 1)).to_arrow()
+
+
+def sql_quote(value: str) -> str:
+    return "'" + value.replace("'", "''") + "'"

@@ -1,0 +1,55 @@
+"""Which memory a command reads: the local one, a folder, or a Hugging Face dataset.
+
+Spec forms: empty/None/"local" → `$FUNES_HOME/memory`; `hf://datasets/ORG/REPO[/prefix]` or the
+shorthand `ORG/REPO` → a remote memory (opened through `funes.sync.remote`); anything else → a
+local folder holding a memory.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from funes.paths import local_memory_dir
+
+
+@dataclass
+class OpenedMemory:
+    store: Any  # funes.index.store.ChunkStore
+    label: str  # how the memory is named in output and in `get` hints
+    notes: list[str] = field(default_factory=list)  # e.g. "remote unreachable, using cache"
+    remote: str | None = None  # the hf:// URI when the memory is remote
+
+
+def is_remote_spec(spec: str | None) -> bool:
+    if not spec:
+        return False
+    spec = spec.strip()
+    if spec.startswith("hf://"):
+        return True
+    if spec.startswith(("/", ".", "~")) or os.path.exists(spec):
+        return False
+    return spec.count("/") == 1 and all(spec.split("/"))
+
+
+def default_spec() -> str | None:
+    """`$FUNES_MEMORY` names the memory read when a command is given none."""
+    return os.environ.get("FUNES_MEMORY", "").strip() or None
+
+
+def open_memory(spec: str | None = None) -> OpenedMemory:
+    """Open the memory named by `spec` for reading (raises MemoryNotFound when there is none)."""
+    from funes.index.store import ChunkStore
+
+    spec = (spec or "").strip() or default_spec()
+    if spec in (None, "", "local"):
+        path = local_memory_dir()
+        return OpenedMemory(store=ChunkStore.open(path), label=str(path))
+    if is_remote_spec(spec):
+        from funes.sync.remote import open_remote_memory
+
+        return open_remote_memory(spec)
+    path = Path(spec).expanduser().resolve()
+    return OpenedMemory(store=ChunkStore.open(path), label=str(path))
