@@ -81,3 +81,23 @@ class Installer(Protocol):
     def status(self) -> dict[str, object]:
         """{"installed": bool, "files": [...], ...} for `funes status`."""
         ...
+
+
+def hook_command(agent: str) -> list[str]:
+    """The argv an agent runs after each turn: `funes hook <agent>` (see funes.hook)."""
+    return [*funes_command(), "hook", agent]
+
+
+def read_json_config(path: Path) -> object:
+    """Parse a JSON config funes must edit; absent → None; malformed → ConfigError (file, line)."""
+    import json
+
+    if not path.exists():
+        return None
+    text = path.read_text()
+    if not text.strip():
+        return None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        raise ConfigError(path, error.lineno, f"not valid JSON ({error.msg})") from None

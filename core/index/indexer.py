@@ -132,7 +132,9 @@ def index(
         run = _IndexRun(report, notify, memory_path)
         notify("start", {"units": len(units)})
         for position, unit in enumerate(units):
-            if budget is not None and time.monotonic() - started > budget:
+            # Every run reads at least one unit, so a backlog always shrinks.
+            over_budget = budget is not None and time.monotonic() - started > budget
+            if over_budget and report.units_read > 0:
                 report.backlog = [u.key for u in units[position:] if run.needs_reading(u)]
                 break
             run.index_unit(unit)

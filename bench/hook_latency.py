@@ -1,0 +1,101 @@
+"""How long `funes hook <agent>` keeps the agent waiting, against a bare Python start-up.
+
+Runs the hook the way an agent does (a fresh process, payload on stdin) N times and prints
+p50/p95 wall time, next to `python -c pass` measured in the same run, so the ratio holds on a
+busy machine. Also times the worst case the hook must survive: stdin left open, never closed.
+
+Two situations: a worker is already draining the queue (the hook only writes its spool entry;
+the script holds the worker lock to stand in for it), and none is (the hook also spawns one; the
+spawned workers then run in the background, as they would, with HOME pointing at an empty dir).
+
+Usage: .venv/bin/python bench/hook_latency.py [--runs 30] [--agent claude]
+"""
+
+from __future__ import annotations
+
+import argparse
+import fcntl
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+
+def _funes_bin() -> str:
+    beside = Path(sys.executable).with_name("funes")
+    return str(beside) if beside.exists() else (shutil.which("funes") or "funes")
+
+
+def _time_run(argv: list[str], payload: bytes | None, env: dict[str, str], close: bool) -> float:
+    started = time.perf_counter()
+    proc = subprocess.Popen(argv, stdin=subprocess.PIPE, env=env)
+    assert proc.stdin is not None
+    if payload is not None:
+        proc.stdin.write(payload)
+        proc.stdin.flush()
+    if close:
+        proc.stdin.close()
+    proc.wait()
+    elapsed = time.perf_counter() - started
+    if not close:
+        proc.stdin.close()
+    return elapsed
+
+
+def _summary(samples: list[float]) -> dict[str, float]:
+    ordered = sorted(samples)
+    p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
+    return {"p50_ms": round(statistics.median(ordered) * 1000, 1), "p95_ms": round(p95 * 1000, 1)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=30)
+    parser.add_argument("--agent", default="claude")
+    args = parser.parse_args()
+
+    home = Path(tempfile.mkdtemp(prefix="funes-hook-bench-"))
+    env = {**os.environ, "FUNES_HOME": str(home), "HOME": str(home)}
+    (home / "queue").mkdir(parents=True)
+    payload = json.dumps(
+        {
+            "session_id": "bench",
+            "transcript_path": str(home / "t.jsonl"),
+            "hook_event_name": "Stop",
+            "cwd": str(home),
+        }
+    ).encode()
+    hook = [_funes_bin(), "hook", args.agent]
+    module_hook = [sys.executable, "-m", "funes.hook", args.agent]
+    cases = {
+        "python -c pass": ([sys.executable, "-c", "pass"], None, True),
+        "funes hook (stdin closed)": (hook, payload, True),
+        "funes hook (stdin left open)": (hook, payload, False),
+        "python -m funes.hook (no click)": (module_hook, payload, True),
+    }
+    results: dict[str, dict[str, float]] = {}
+    with open(home / "queue" / ".worker.lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # a worker is "running": hooks only queue
+        for name, (argv, data, close) in cases.items():
+            _time_run(argv, data, env, close)  # warm the page cache and bytecode
+            samples = [_time_run(argv, data, env, close) for _ in range(args.runs)]
+            results[name] = _summary(samples)
+    spawning = [_time_run(hook, payload, env, True) for _ in range(args.runs)]
+    results["funes hook, spawning a worker"] = _summary(spawning)
+    base = results["python -c pass"]["p50_ms"]
+    for name, figures in results.items():
+        ratio = figures["p50_ms"] / base if base else float("nan")
+        print(
+            f"{name:32s} p50 {figures['p50_ms']:7.1f} ms  p95 {figures['p95_ms']:7.1f} ms"
+            f"  ({ratio:.1f}x python start-up)"
+        )
+    shutil.rmtree(home, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,120 @@
+"""LoCoMo recall benchmark: funes recall against the plain BM25 baseline, in one run.
+
+    .venv/bin/python bench/locomo.py [--out DIR] [--k 50] [--half-life DAYS] [--no-second-pass]
+
+Builds the corpus with ../shared/bench/locomo/run_all.sh into a temporary folder (never into
+shared/), indexes it into a temporary FUNES_HOME through the indexer, fills the second-pass
+vectors (backfill, as the hook worker would), asks every question through `funes.retrieve.recall`
+(the code path of `funes recall`), writes the scorer's results format and scores it beside the
+BM25 baseline. Also prints the split-half figures (even / odd questions) used to tune weights.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "bench" / "locomo"
+
+
+def build_corpus(out: Path) -> None:
+    env = {**os.environ, "LOCOMO_OUT": str(out)}
+    subprocess.run(["bash", str(SHARED / "run_all.sh")], env=env, check=True, capture_output=True)
+
+
+def score(questions: Path, results: Path, title: str, extra: list[str] | None = None) -> dict:
+    report = results.with_suffix(".score.json")
+    cmd = [sys.executable, str(SHARED / "score.py"), str(questions), str(results)]
+    cmd += ["--title", title, "--json", str(report), *(extra or [])]
+    print(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
+    return json.loads(report.read_text())
+
+
+def split_half(questions: Path, results: Path) -> None:
+    """hit@1 / hit@5 on even and odd questions: the halves weights were tuned and checked on."""
+    sys.path.insert(0, str(SHARED))
+    from score import evaluate, load_jsonl  # the benchmark's own scorer
+
+    qs = [q for q in load_jsonl(questions) if q.get("scorable", True)]
+    res = load_jsonl(results)
+    for name, half in (("even (tuning half)", qs[0::2]), ("odd (held-out half)", qs[1::2])):
+        overall = evaluate(half, res, 50)["overall"]
+        print(
+            f"  {name:22s} n={overall['n']:4d}  hit@1 {overall['hit1']:.1%}  "
+            f"hit@5 {overall['hit5']:.1%}  hit@10 {overall['hit10']:.1%}"
+        )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, help="keep corpus and results here (default: temp)")
+    parser.add_argument("--k", type=int, default=50, help="hits per question (scored: 50)")
+    parser.add_argument("--half-life", type=float, default=None, help="recency half-life, days")
+    parser.add_argument("--no-second-pass", action="store_true")
+    args = parser.parse_args()
+
+    work = args.out or Path(tempfile.mkdtemp(prefix="funes-locomo-"))
+    work.mkdir(parents=True, exist_ok=True)
+    os.environ["FUNES_HOME"] = str(work / "funes-home")
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("LANCEDB_LOG", "error")
+    corpus = work / "locomo"
+    if not (corpus / "questions.jsonl").is_file():
+        started = time.monotonic()
+        build_corpus(corpus)
+        print(f"corpus built in {time.monotonic() - started:.0f}s → {corpus}")
+    questions = corpus / "questions.jsonl"
+    home = corpus / "corpus" / "home"
+
+    from funes.index.indexer import index
+    from funes.retrieve import backfill_second_pass, recall
+
+    started = time.monotonic()
+    report = index(
+        paths=[home / ".claude" / "projects", home / ".codex" / "sessions"], everything=True
+    )
+    print(f"indexed {report.chunks_added} chunks in {time.monotonic() - started:.1f}s")
+    if not args.no_second_pass:
+        started = time.monotonic()
+        fill = backfill_second_pass(budget_s=3600)
+        print(
+            f"second-pass vectors: {fill.encoded} in {time.monotonic() - started:.0f}s "
+            f"({fill.pending} left)"
+        )
+
+    results = work / "funes_results.jsonl"
+    kwargs: dict = {"k": args.k, "neighbors": 0, "second_pass": not args.no_second_pass}
+    if args.half_life is not None:
+        kwargs["half_life_days"] = args.half_life
+    latencies: list[float] = []
+    second_passes: set[str] = set()
+    with results.open("w") as sink:
+        for line in questions.read_text().splitlines():
+            q = json.loads(line)
+            started = time.perf_counter()
+            result = recall(q["question"], **kwargs)
+            latencies.append(time.perf_counter() - started)
+            second_passes.add(result.second_pass)
+            hits = [{"session_id": h.session_id, "turn_uuid": h.turn_uuid} for h in result.hits]
+            sink.write(json.dumps({"id": q["id"], "hits": hits}) + "\n")
+    latencies.sort()
+    print(
+        f"{len(latencies)} questions, second pass {sorted(second_passes)}, recall p50 "
+        f"{latencies[len(latencies) // 2] * 1000:.0f} ms, p95 "
+        f"{latencies[int(len(latencies) * 0.95)] * 1000:.0f} ms"
+    )
+
+    score(questions, corpus / "results" / "bm25_turns.jsonl", "== BM25 baseline (same run)")
+    score(questions, results, "== funes recall")
+    print("split-half (funes recall):")
+    split_half(questions, results)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,195 @@
+"""Which agents funes is wired into, the memory each is bound to, and when their hooks last fired.
+
+Two kinds of state, kept apart so the per-turn hook never races `funes add`:
+- `$FUNES_HOME/agents.json`: one record per wired agent (written by `funes add`/`remove` only,
+  atomically): when it was installed, the memory it is bound to, the files and notes the
+  installer reported.
+- `$FUNES_HOME/hooks/<agent>.fired`: touched by every hook run; its mtime is the last firing. A
+  touch is atomic and cheap, so many hooks firing at once never corrupt anything.
+
+This module is on the hook's import path: standard library only.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any, Protocol
+
+from funes.paths import funes_home
+
+
+class _Report(Protocol):  # funes.installers.base.InstallReport, without importing installers
+    changed: list[Path]
+    notes: list[str]
+
+
+def state_path() -> Path:
+    return funes_home() / "agents.json"
+
+
+def _fired_path(agent: str) -> Path:
+    return funes_home() / "hooks" / f"{agent}.fired"
+
+
+def _iso(epoch_s: float) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(epoch_s))
+
+
+def _now_iso() -> str:
+    return _iso(time.time())
+
+
+def _load() -> dict[str, Any]:
+    try:
+        data = json.loads(state_path().read_text())
+    except (FileNotFoundError, json.JSONDecodeError):
+        return {}
+    agents = data.get("agents") if isinstance(data, dict) else None
+    return agents if isinstance(agents, dict) else {}
+
+
+def _save(agents: dict[str, Any]) -> None:
+    path = state_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps({"agents": agents}, indent=2, sort_keys=True) + "\n")
+    os.replace(tmp, path)
+
+
+def record_install(agent: str, report: _Report, memory: str | None) -> None:
+    """Remember that `agent` is wired (and to which memory); a re-install keeps the first date."""
+    agents = _load()
+    previous = agents.get(agent, {})
+    agents[agent] = {
+        "installed_at": previous.get("installed_at") or _now_iso(),
+        "updated_at": _now_iso(),
+        "memory": memory,
+        "files": sorted({*previous.get("files", []), *(str(p) for p in report.changed)}),
+        "notes": list(report.notes),
+    }
+    _save(agents)
+
+
+def record_remove(agent: str) -> None:
+    """Forget `agent` (its hook stamp too); the memory itself is never touched."""
+    agents = _load()
+    if agents.pop(agent, None) is not None:
+        _save(agents)
+    _fired_path(agent).unlink(missing_ok=True)
+
+
+def record_hook_fired(agent: str) -> None:
+    """Stamp the time `agent`'s hook ran; cheap and safe to call from many processes at once."""
+    path = _fired_path(agent)
+    try:
+        path.touch()
+    except FileNotFoundError:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.touch()
+
+
+def bound_memory(agent: str) -> str | None:
+    """The memory spec `agent` was bound to by `funes add`, or None for the local default."""
+    memory = _load().get(agent, {}).get("memory")
+    return memory if isinstance(memory, str) and memory else None
+
+
+def hook_last_fired(agent: str) -> str | None:
+    """ISO-8601 UTC time of the last hook run for `agent`, or None if it never fired."""
+    try:
+        mtime = _fired_path(agent).stat().st_mtime
+    except FileNotFoundError:
+        return None
+    return _iso(mtime)
+
+
+def wired_agents() -> dict[str, dict[str, Any]]:
+    """Every wired agent → its record, plus `hook_fired` and `hook_last_fired` (ISO or None)."""
+    wired: dict[str, dict[str, Any]] = {}
+    for agent, record in sorted(_load().items()):
+        last = hook_last_fired(agent)
+        wired[agent] = {**record, "hook_fired": last is not None, "hook_last_fired": last}
+    return wired
+
+
+def agents_status() -> dict[str, Any]:
+    """For `funes status`: {"wired": {...as wired_agents()}, "queued": spool entries waiting}."""
+    queue = funes_home() / "queue"
+    queued = len(list(queue.glob("*.json"))) if queue.is_dir() else 0
+    return {"wired": wired_agents(), "queued": queued}
+
+
+def add_agent(
+    agent: str,
+    memory: str | None = None,
+    *,
+    budget_s: float | None = 60.0,
+    progress: Any = None,
+    trust_hooks: bool = False,
+) -> dict[str, Any]:
+    """`funes add`: index `agent`'s recent history (within `budget_s`; None skips it), wire the
+    plugin and hook, bind `memory`, and start publishing it when the sync layer is present.
+
+    Returns {"agent", "memory", "indexed", "changed", "notes"}; raises ConfigError for a
+    malformed agent config (nothing changed) and RuntimeError when the agent's CLI fails.
+    """
+    from funes.installers import installer_for
+    from funes.model import normalise_harness
+
+    memory = None if memory in (None, "", "local") else memory
+    installer = installer_for(agent)
+    notes: list[str] = []
+    indexed: dict[str, Any] | None = None
+    if budget_s is not None and budget_s > 0:
+        indexed, note = _seed_index(normalise_harness(agent), budget_s, progress)
+        notes += [note] if note else []
+    report = installer.install(memory)
+    if trust_hooks and hasattr(installer, "trust_hooks"):
+        trusted = installer.trust_hooks()
+        notes.append(f"trusted {len(trusted)} hook(s) through codex app-server")
+        report.notes = [n for n in report.notes if "trust" not in n]
+    record_install(agent, report, memory)
+    if memory:
+        notes.append(_publish(memory))
+    return {
+        "agent": agent,
+        "memory": memory or "local",
+        "indexed": indexed,
+        "changed": [str(p) for p in report.changed],
+        "notes": [*report.notes, *notes],
+    }
+
+
+def _seed_index(harness: str, budget_s: float, progress: Any) -> tuple[dict[str, Any] | None, str]:
+    """A budgeted index of one agent's history; failures become a note, never stop `add`."""
+    from funes.index.indexer import index
+
+    try:
+        report = index(harness=harness, budget_s=budget_s, progress=progress)
+    except Exception as error:  # the install is still worth doing; hooks backfill later
+        return None, f"indexing the existing history failed ({error}); run `funes index` later"
+    summary = report.as_dict()
+    left = summary.get("backlog") or 0
+    note = f"{left} older transcript(s) left for later hooks to backfill" if left else ""
+    return summary, note
+
+
+def _publish(memory: str) -> str:
+    try:
+        from funes.sync import publish_in_background  # type: ignore[attr-defined]
+    except ImportError:
+        return f"bound to {memory}; publishing is not available in this build (`funes push`)"
+    publish_in_background(memory)
+    return f"bound to {memory}; publishing in the background"
+
+
+def remove_agent(agent: str) -> dict[str, Any]:
+    """`funes remove`: undo what `add_agent` did for `agent`; the memory is kept."""
+    from funes.installers import installer_for
+
+    report = installer_for(agent).uninstall()
+    record_remove(agent)
+    return {"agent": agent, "changed": [str(p) for p in report.changed], "notes": report.notes}

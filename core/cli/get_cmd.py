@@ -1,0 +1,66 @@
+"""`funes get`: the whole turn(s) a recalled passage came from."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from funes.retrieve.get import DEFAULT_WINDOW
+
+
+@click.command("get")
+@click.argument("session_id")
+@click.argument("turn_uuid")
+@click.option(
+    "--window",
+    type=click.IntRange(0, 1000),
+    default=DEFAULT_WINDOW,
+    show_default=True,
+    help="Also show the turns within N seqs of this one.",
+)
+@click.option("--memory", help="Memory to read: local (default), a folder, ORG/REPO or hf://…")
+@click.option("--json", "as_json", is_flag=True, help="Print the turns as JSON.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["agent", "human"]),
+    help="Output format (default: human on a terminal, agent otherwise).",
+)
+def command(
+    session_id: str,
+    turn_uuid: str,
+    window: int,
+    memory: str | None,
+    as_json: bool,
+    fmt: str | None,
+) -> None:
+    """Show whole turns of a session around TURN_UUID, reassembled from the memory.
+
+    \b
+    Example (the line `funes recall` prints under each passage):
+      funes get 60f3c85c-ca6c-5274-ba4a-1671e1e1f8f2 79a3372d-da5c-5364-86a3-6a0f05086ff0
+    """
+    from funes.index.store import MemoryNotFound
+    from funes.retrieve import (
+        TurnNotFound,
+        format_get_agent,
+        format_get_human,
+        format_get_json,
+        get_turns,
+    )
+
+    try:
+        result = get_turns(session_id, turn_uuid, window=window, memory=memory)
+    except TurnNotFound as error:
+        raise click.ClickException(str(error)) from None
+    except MemoryNotFound:
+        raise click.ClickException(
+            "no memory to read yet — run `funes add <agent>` (or `funes index`) first"
+        ) from None
+    if as_json:
+        click.echo(format_get_json(result), nl=False)
+    elif (fmt or ("human" if sys.stdout.isatty() else "agent")) == "human":
+        click.echo(format_get_human(result), nl=False)
+    else:
+        click.echo(format_get_agent(result), nl=False)

@@ -1,0 +1,79 @@
+"""`funes push ORG/REPO`: publish the local memory to a Hugging Face dataset you own."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+
+@click.command("push")
+@click.argument("memory")
+@click.option("-y", "--yes", is_flag=True, help="Create the dataset (private) without asking.")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+def command(memory: str, yes: bool, as_json: bool) -> None:
+    """Publish the local memory's new chunks to MEMORY (ORG/REPO or hf://datasets/ORG/REPO).
+
+    \b
+    Only chunks the remote lacks are uploaded, in one commit; a concurrent push from another
+    machine is merged, never overwritten. A missing dataset is created private (asks first, or
+    --yes); an existing one keeps its visibility. Every block is scanned for secrets first and
+    held back if anything is found (run `funes scrub`, then push again).
+    Exit status: 0 published or up to date, 2 everything new was held back for secrets.
+    """
+    from funes.sync.gate import ScannerFailed
+    from funes.sync.hub import HubError
+    from funes.sync.push import push
+
+    def confirm(question: str) -> bool:
+        return sys.stdin.isatty() and click.confirm(question, default=False)
+
+    def progress(message: str) -> None:
+        if not as_json:
+            click.echo(f"  {message}", err=True)
+
+    try:
+        report = push(memory, yes=yes, confirm=confirm, progress=progress)
+    except ScannerFailed as err:
+        raise click.ClickException(f"nothing published: {err}") from None
+    except (HubError, ValueError) as err:
+        raise click.ClickException(str(err)) from None
+
+    held = report.held
+    if as_json:
+        click.echo(
+            json.dumps(
+                {
+                    "memory": report.uri,
+                    "pushed": report.pushed,
+                    "commit": report.commit,
+                    "remote_chunks": report.remote_chunks,
+                    "created_repo": report.created_repo,
+                    "card": report.card,
+                    "bytes_uploaded": report.bytes_uploaded,
+                    "held_back": {
+                        "rows": held.rows,
+                        "blocks": held.blocks,
+                        "by_kind": dict(held.by_kind),
+                        "sessions": sorted(held.sessions),
+                    },
+                },
+                indent=2,
+            )
+        )
+    elif report.pushed:
+        click.echo(f"{report.uri}: pushed {report.pushed} chunks (commit {report.commit})")
+        if report.card in ("created", "refreshed"):
+            click.echo(f"  dataset card {report.card}")
+    elif not held.rows:
+        click.echo(f"{report.uri}: already up to date ({report.remote_chunks} chunks)")
+    if held.rows and not as_json:
+        sessions = ", ".join(sorted(s[:8] for s in held.sessions))
+        verb = "nothing published — held back" if report.everything_held else "⚠ held back"
+        click.echo(
+            f"{report.uri}: {verb} {held.rows} row(s) in {held.blocks} block(s) with secrets "
+            f"({held.summary()}; sessions {sessions}) — run `funes scrub`, then push again"
+        )
+    if report.everything_held:
+        sys.exit(2)

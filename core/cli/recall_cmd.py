@@ -1,0 +1,119 @@
+"""`funes recall`: the passages of the memory that answer a question, with provenance."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from funes.retrieve.pipeline import DEFAULT_CANDIDATES, DEFAULT_K, DEFAULT_NEIGHBORS
+from funes.retrieve.recency import DEFAULT_HALF_LIFE_DAYS
+
+HARNESS_CHOICES = ["claude", "claude_code", "codex", "pi", "hermes", "parquet"]
+BLOCK_TYPE_CHOICES = ["text", "thinking", "tool_use", "tool_result"]
+
+
+@click.command("recall")
+@click.argument("query", nargs=-1, required=True)
+@click.option(
+    "-k",
+    "--k",
+    "k",
+    type=click.IntRange(1, 500),
+    default=DEFAULT_K,
+    show_default=True,
+    help="Passages to return.",
+)
+@click.option(
+    "--candidates",
+    type=click.IntRange(1, 1000),
+    default=DEFAULT_CANDIDATES,
+    show_default=True,
+    help="How deep each search goes before re-ranking.",
+)
+@click.option("--harness", type=click.Choice(HARNESS_CHOICES), help="Only this agent's sessions.")
+@click.option(
+    "--type", "block_type", type=click.Choice(BLOCK_TYPE_CHOICES), help="Only this kind of block."
+)
+@click.option("--project", help="Only sessions whose workdir or git repo contains this text.")
+@click.option("--since", help="Only from this time on: 2026-01-31, an ISO timestamp, or 7d/12h/2w.")
+@click.option("--until", help="Only before this time (a bare date includes that day).")
+@click.option("--session", help="Only this session (an id or a prefix of one).")
+@click.option(
+    "--neighbors",
+    type=click.IntRange(0, 50),
+    default=DEFAULT_NEIGHBORS,
+    show_default=True,
+    help="Attach chunks of turns within N seqs of each hit.",
+)
+@click.option(
+    "--half-life",
+    type=float,
+    default=DEFAULT_HALF_LIFE_DAYS,
+    show_default=True,
+    help="Recency half-life in days (a gentle, bounded preference); 0 turns it off.",
+)
+@click.option("--memory", help="Memory to read: local (default), a folder, ORG/REPO or hf://…")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["agent", "human"]),
+    help="Output format (default: human on a terminal, agent otherwise).",
+)
+def command(
+    query: tuple[str, ...],
+    k: int,
+    candidates: int,
+    harness: str | None,
+    block_type: str | None,
+    project: str | None,
+    since: str | None,
+    until: str | None,
+    session: str | None,
+    neighbors: int,
+    half_life: float,
+    memory: str | None,
+    as_json: bool,
+    fmt: str | None,
+) -> None:
+    """Recall past agent work: passages ranked by relevance, each naming agent, time,
+    session and turn.
+
+    \b
+    Examples:
+      funes recall why did we drop the redis cache
+      funes recall "flaky test in ci" --harness codex --since 30d
+      funes recall migration plan --project funes --json
+    Then `funes get SESSION TURN` shows the whole turn a passage came from.
+    """
+    from funes.index.store import MemoryNotFound
+    from funes.retrieve import RecallError, format_agent, format_human, format_json, recall
+
+    try:
+        result = recall(
+            " ".join(query),
+            k=k,
+            memory=memory,
+            harness=harness,
+            block_type=block_type,
+            project=project,
+            since=since,
+            until=until,
+            session=session,
+            candidates=candidates,
+            neighbors=neighbors,
+            half_life_days=half_life,
+        )
+    except (ValueError, RecallError) as error:
+        raise click.ClickException(str(error)) from None
+    except MemoryNotFound:
+        raise click.ClickException(
+            "no memory to recall from yet — run `funes add <agent>` (or `funes index`) first"
+        ) from None
+    if as_json:
+        click.echo(format_json(result), nl=False)
+    elif (fmt or ("human" if sys.stdout.isatty() else "agent")) == "human":
+        click.echo(format_human(result), nl=False)
+    else:
+        click.echo(format_agent(result), nl=False)

@@ -1,0 +1,203 @@
+"""The detached worker the hook starts: drain `$FUNES_HOME/queue/` into the memory.
+
+One worker at a time drains (a non-blocking flock on `queue/.worker.lock`); a worker that finds
+the lock taken exits at once, leaving its entries to the holder. The holder re-checks the queue
+after releasing the lock and goes again if anything arrived meanwhile, so an entry queued at any
+moment is picked up by someone: never lost, and never indexed twice (chunk ids are coordinates,
+and the indexer skips known ones).
+
+Each pass indexes the transcripts the entries name, incrementally (`index(paths=[...])`; readers
+stop before a partial last line, so a transcript still being written is fine), then once more
+after a short settle delay, because agents may flush the turn's last record just after the hook
+fires. Entries from a session's end also run a budgeted catch-up of that agent's whole history.
+
+Run as `python -m funes.hook_worker`; logs to stderr, which the hook points at logs/worker.log.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import logging
+import os
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from funes.hook import queue_dir
+from funes.model import HARNESS_ALIASES
+from funes.paths import claude_home, codex_home, hermes_home
+
+log = logging.getLogger("funes.hook_worker")
+
+SETTLE_S = 1.5
+CATCH_UP_BUDGET_S = 60.0
+# Nobody waits on the worker, so it may wait long for a `funes index` run to finish writing.
+WRITER_WAIT_S = 600.0
+
+
+class WriterBusy(Exception):
+    """The memory stayed locked by another writer; the entries stay queued for a later worker."""
+
+
+@contextmanager
+def worker_lock() -> Iterator[bool]:
+    """Yield True when this process is now the one worker draining the queue, else False."""
+    folder = queue_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / ".worker.lock", "a") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def pending_entries() -> list[Path]:
+    folder = queue_dir()
+    return sorted(folder.glob("*.json")) if folder.is_dir() else []
+
+
+def resolve_transcript(entry: dict[str, Any]) -> Path | None:
+    """The unit to index for one spool entry, from its path or, failing that, its session id."""
+    given = entry.get("transcript_path")
+    if given:
+        return Path(given)
+    session = entry.get("session_id")
+    harness = harness_of(entry)
+    if harness == "hermes":
+        return hermes_home() / "state.db"
+    if not session:
+        return None
+    if harness == "claude_code":
+        return next(iter(sorted(claude_home().glob(f"projects/*/{session}.jsonl"))), None)
+    if harness == "codex":  # notify gives only the thread id, which names the rollout file
+        found = sorted(codex_home().glob(f"sessions/*/*/*/rollout-*{session}.jsonl*"))
+        return found[0] if found else None
+    return None
+
+
+def harness_of(entry: dict[str, Any]) -> str:
+    """The stored facet for the agent that queued `entry` (claude → claude_code)."""
+    agent = str(entry.get("agent") or "")
+    return HARNESS_ALIASES.get(agent, agent)
+
+
+def _read_entry(path: Path) -> dict[str, Any] | None:
+    try:
+        entry = json.loads(path.read_text())
+    except (OSError, ValueError) as error:
+        log.warning("skipping unreadable spool entry %s: %s", path.name, error)
+        _set_aside(path)
+        return None
+    return entry if isinstance(entry, dict) else None
+
+
+def _set_aside(path: Path) -> None:
+    failed = path.parent / "failed"
+    failed.mkdir(exist_ok=True)
+    os.replace(path, failed / path.name)
+
+
+def _index_paths(paths: list[Path]) -> None:
+    from funes.index.indexer import index
+
+    report = index(paths=paths, lock_wait_s=WRITER_WAIT_S)
+    log.info("indexed %s: %s", ", ".join(str(p) for p in paths), report)
+
+
+def _catch_up(harness: str) -> None:
+    from funes.index.indexer import index
+
+    report = index(harness=harness, budget_s=CATCH_UP_BUDGET_S, lock_wait_s=WRITER_WAIT_S)
+    log.info("catch-up %s: %s", harness, report)
+
+
+def drain_once() -> list[Path]:
+    """Index everything queued now; return the transcripts indexed (for the settle pass)."""
+    files = pending_entries()
+    if not files:
+        return []
+    entries = [(f, e) for f in files if (e := _read_entry(f)) is not None]
+    transcripts: list[Path] = []
+    catch_up: set[str] = set()
+    for _, entry in entries:
+        transcript = resolve_transcript(entry)
+        if transcript is not None and transcript.exists() and transcript not in transcripts:
+            transcripts.append(transcript)
+        elif transcript is None or not transcript.exists():
+            catch_up.add(harness_of(entry))
+        if entry.get("catch_up"):
+            catch_up.add(harness_of(entry))
+    from funes.index.lock import LockBusy
+
+    try:
+        if transcripts:
+            _index_paths(transcripts)
+        for harness in sorted(h for h in catch_up if h):
+            _catch_up(harness)
+    except LockBusy as error:
+        raise WriterBusy(str(error)) from None
+    except Exception:
+        log.exception("indexing failed; entries set aside in queue/failed/")
+        for file, _ in entries:
+            _set_aside(file)
+        return []
+    for file, _ in entries:
+        file.unlink(missing_ok=True)
+    return transcripts
+
+
+def drain() -> int:
+    """Drain until the queue stays empty; return the number of passes that indexed something."""
+    passes = 0
+    while True:
+        indexed: list[Path] = []
+        with worker_lock() as mine:
+            if not mine:
+                return passes  # the holder re-checks the queue after it releases the lock
+            try:
+                while pending_entries():
+                    indexed.extend(drain_once())
+                    passes += 1
+            except WriterBusy as error:
+                log.warning("%s; leaving the queue for the next hook", error)
+                return passes
+            if indexed:
+                time.sleep(SETTLE_S)
+                _settle(indexed)
+        if not pending_entries():
+            return passes
+
+
+def _settle(paths: list[Path]) -> None:
+    unique = list(dict.fromkeys(paths))
+    try:
+        _index_paths(unique)
+    except Exception:
+        log.exception("settle pass failed")
+
+
+def main() -> int:
+    logging.basicConfig(
+        stream=sys.stderr,
+        level=logging.INFO,
+        format="%(asctime)s worker[%(process)d] %(levelname)s %(message)s",
+    )
+    try:
+        drain()
+    except Exception:
+        log.exception("worker failed")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

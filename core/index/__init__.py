@@ -1,0 +1,1 @@
+"""Indexing: turn parsed turns into stored, searchable chunks (chunk, redact, embed, write)."""

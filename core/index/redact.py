@@ -1,0 +1,469 @@
+"""Find credentials in transcript text and replace them with `[REDACTED:<kind>]`.
+
+Runs on every block at index time, so it is built for speed: the text is lower-cased once and
+searched for each detector's trigger substrings, and only detectors whose trigger occurs run
+their regex; validation (placeholders, entropy, JWT headers, PEM bodies) runs only on matches.
+Detectors favour precision: a provider's key format is matched anywhere, a generic value only
+when it is bound to a secret-named key. Text is handled both raw and JSON-escaped (`\\n`, `\\"`),
+as transcripts hold both. Only the secret value is replaced; the key name around it stays, so a
+redacted chunk still reads (and is found) as "the GITHUB_TOKEN was set".
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import math
+import re
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    kind: str
+    start: int
+    end: int
+
+
+def redact(text: str) -> tuple[str, list[Finding]]:
+    """`text` with every finding replaced by `[REDACTED:<kind>]`, and the findings (offsets into
+    the original text). Redacting redacted text finds nothing more."""
+    findings = scan(text)
+    if not findings:
+        return text, findings
+    pieces: list[str] = []
+    cursor = 0
+    for finding in findings:
+        pieces.append(text[cursor : finding.start])
+        pieces.append(f"[REDACTED:{finding.kind}]")
+        cursor = finding.end
+    pieces.append(text[cursor:])
+    return "".join(pieces), findings
+
+
+def scan(text: str) -> list[Finding]:
+    """Non-overlapping findings in `text`, in order; the first listed detector wins a tie."""
+    lowered = text.lower()
+    found: list[tuple[int, int, int, str]] = []
+    for priority, detector in enumerate(_DETECTORS):
+        if any(trigger in lowered for trigger in detector.triggers):
+            for start, end in detector.find(text):
+                found.append((start, -(end - start), priority, detector.kind))
+    found.sort()
+    findings: list[Finding] = []
+    covered_to = -1
+    for start, negative_length, _, kind in found:
+        if start >= covered_to:
+            findings.append(Finding(kind, start, start - negative_length))
+            covered_to = start - negative_length
+    return findings
+
+
+# --- value checks ---------------------------------------------------------------------------
+
+# Token characters: a match that continues into one of these is part of a longer string (a
+# base64 image, a hash), not a credential.
+_TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-+/")
+_PLACEHOLDER_WORDS = (
+    "redacted",
+    "example",
+    "your",
+    "xxxx",
+    "placeholder",
+    "changeme",
+    "change_me",
+    "dummy",
+    "sample",
+    "replace",
+    "insert",
+    "fake",
+    "secret_here",
+    "token_here",
+    "key_here",
+    "here>",
+    "...",
+    "…",
+    "***",
+)
+_PLACEHOLDER_VALUES = frozenset(
+    (
+        *("password", "passwd", "secret", "token", "key", "apikey", "api_key", "value"),
+        *("none", "null", "nil", "true", "false", "undefined", "empty", "string", "str"),
+        *("test", "foo", "bar", "baz", "required", "optional", "todo", "tbd", "n/a"),
+    )
+)
+
+
+def _is_placeholder(value: str) -> bool:
+    """A variable reference, template, elided or documentation value, not a credential."""
+    stripped = value.strip("\"'`")
+    if len(stripped) < 4 or stripped[0] in "$%<{[(@*":
+        return True
+    low = stripped.lower()
+    if low in _PLACEHOLDER_VALUES or any(word in low for word in _PLACEHOLDER_WORDS):
+        return True
+    return len(set(low)) <= 2  # "aaaa", "0000", "x-x-x"
+
+
+def _entropy(value: str) -> float:
+    counts = Counter(value)
+    return -sum(n / len(value) * math.log2(n / len(value)) for n in counts.values())
+
+
+def _looks_random(value: str) -> bool:
+    """Machine-generated: long enough, letters and digits mixed, high per-character entropy.
+    Identifiers (`getApiKeyForModel`) have no digits; prose has low entropy."""
+    if len(value) < 16 or _is_placeholder(value):
+        return False
+    has_digit = any(c.isdigit() for c in value)
+    has_alpha = any(c.isalpha() for c in value)
+    return has_digit and has_alpha and _entropy(value) >= 3.2
+
+
+def _has_digit(value: str) -> bool:
+    return any(c.isdigit() for c in value) and not _is_placeholder(value)
+
+
+def _mixed_case(value: str) -> bool:
+    return value.lower() != value and value.upper() != value and not _is_placeholder(value)
+
+
+def _is_jwt(token: str) -> bool:
+    header = token.split(".", 1)[0]
+    try:
+        decoded = json.loads(base64.urlsafe_b64decode(header + "=" * (-len(header) % 4)))
+    except (ValueError, binascii.Error):
+        return False
+    return isinstance(decoded, dict) and "alg" in decoded
+
+
+def _is_basic_credential(value: str) -> bool:
+    try:
+        decoded = base64.b64decode(value + "=" * (-len(value) % 4), validate=True).decode()
+    except (ValueError, binascii.Error):
+        return False
+    _user, colon, password = decoded.partition(":")
+    return bool(colon and password) and decoded.isprintable() and not _is_placeholder(password)
+
+
+def _is_password(value: str) -> bool:
+    return not _is_placeholder(value)
+
+
+def _is_env_value(value: str) -> bool:
+    """An env-style value: not a reference, not a number/boolean/enum word like `false`."""
+    if _is_placeholder(value) or value.isdigit():
+        return False
+    return not re.fullmatch(r"[a-z]+(?:\.[a-z]+)*", value)  # `none`, `os.environ`, `disabled`
+
+
+# --- detectors ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Regex:
+    """A pattern whose `secret` group (or whole match) is the credential."""
+
+    kind: str
+    triggers: tuple[str, ...]  # lower-case substrings; the pattern runs only if one occurs
+    pattern: re.Pattern[str]
+    validate: Callable[[str], bool] | None = None
+    bounded: bool = True  # the whole match must not sit inside a longer token
+
+    def find(self, text: str) -> Iterator[tuple[int, int]]:
+        for match in self.pattern.finditer(text):
+            if self.bounded and (
+                (match.start() > 0 and text[match.start() - 1] in _TOKEN_CHARS)
+                or (match.end() < len(text) and text[match.end()] in _TOKEN_CHARS)
+            ):
+                continue
+            group = "secret" if "secret" in self.pattern.groupindex else 0
+            value = match.group(group)
+            if self.validate is None or self.validate(value):
+                yield match.span(group)
+
+
+_PEM_BEGIN = re.compile(r"-----BEGIN (?P<label>(?:[A-Z0-9]+ ){0,2}PRIVATE KEY(?: BLOCK)?)-----")
+_PEM_END = re.compile(r"(?:[A-Za-z0-9+/=]{16,}(?:\s|\\[nr])+)+-----END (?:[A-Z0-9]+ ){0,2}PRIVATE")
+# What may sit between PEM lines: newlines raw or JSON-escaped, and RFC 1421 header lines.
+_PEM_NOISE = re.compile(r"\\[nrt]|\s|\\?[\"']|(?:Proc-Type|DEK-Info|Version|Comment|Hash):[^\n\\]*")
+_BASE64_RUN = re.compile(r"[A-Za-z0-9+/=]*")
+
+
+@dataclass(frozen=True)
+class _PrivateKey:
+    """PEM private-key blocks (RSA, EC, DSA, OPENSSH, PKCS#8, PGP), raw or JSON-escaped. A block
+    cut off before its END line is redacted to the end of the text; a tail without BEGIN up to
+    its END line. Code that merely names the marker (`startswith("-----BEGIN ...")`) survives:
+    the marker must be followed by base64."""
+
+    kind: str = "private_key"
+    triggers: tuple[str, ...] = ("private key",)
+
+    def find(self, text: str) -> Iterator[tuple[int, int]]:
+        covered = 0
+        for begin in _PEM_BEGIN.finditer(text):
+            if begin.start() < covered:
+                continue
+            end_marker = f"-----END {begin['label']}-----"
+            end = text.find(end_marker, begin.end(), begin.end() + 65536)
+            body = text[begin.end() : end if end >= 0 else begin.end() + 512]
+            if len(_BASE64_RUN.match(_PEM_NOISE.sub("", body)).group()) < 40:
+                continue
+            covered = end + len(end_marker) if end >= 0 else len(text)
+            yield begin.start(), covered
+        if covered == 0:
+            for tail in _PEM_END.finditer(text):
+                end = text.find("-----", tail.end())
+                yield tail.start(), end + 5 if end >= 0 else len(text)
+
+
+_Q = r"\\{0,3}[\"'`]"  # a quote, raw or JSON-escaped once or twice
+_SEP = r"\s*(?:=>|:=|=|:)\s*"
+
+_DETECTORS: tuple[_Regex | _PrivateKey, ...] = (
+    _PrivateKey(),
+    _Regex(
+        "aws_access_key",
+        ("akia", "asia", "abia", "acca", "agpa", "aida", "aroa", "aipa", "anpa", "anva", "apka"),
+        re.compile(r"(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)[A-Z2-7]{16}"),
+        validate=lambda v: not _is_placeholder(v),
+    ),
+    _Regex(
+        "aws_secret_key",
+        ("aws",),
+        re.compile(
+            rf"(?i)aws[a-z_.\- ]{{0,20}}secret[a-z_.\- ]{{0,20}}(?:{_Q})?{_SEP}(?:{_Q})?"
+            r"(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"
+        ),
+        validate=_looks_random,
+        bounded=False,
+    ),
+    _Regex(
+        "github_token",
+        ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
+        re.compile(r"gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{50,255}"),
+        validate=_has_digit,
+    ),
+    _Regex(
+        "gitlab_token",
+        ("glpat-", "gldt-", "glrt-", "glptt-", "glsoat-", "glcbt-", "glft-", "gloas-"),
+        re.compile(r"gl(?:pat|dt|rt|ptt|soat|cbt|ft|oas)-[A-Za-z0-9_\-.]{20,}"),
+        validate=_has_digit,
+    ),
+    _Regex(
+        "slack_token",
+        ("xoxa-", "xoxb-", "xoxp-", "xoxr-", "xoxs-", "xoxe", "xapp-"),
+        re.compile(r"xox(?:[abprs]|e(?:\.xox[bp])?)-[A-Za-z0-9\-]{10,}|xapp-\d-[A-Za-z0-9\-]{20,}"),
+        validate=_has_digit,
+    ),
+    _Regex(
+        "slack_webhook",
+        ("hooks.slack.com",),
+        re.compile(
+            r"hooks\.slack\.com/(?P<secret>(?:services|workflows|triggers)/[A-Za-z0-9/_+\-]{20,})"
+        ),
+        validate=_has_digit,
+        bounded=False,
+    ),
+    _Regex(
+        "discord_webhook",
+        ("discord",),
+        re.compile(r"discord(?:app)?\.com/api/webhooks/\d+/(?P<secret>[A-Za-z0-9_\-]{60,})"),
+        bounded=False,
+    ),
+    _Regex(
+        "stripe_key",
+        ("_live_", "_test_", "whsec_"),
+        re.compile(r"(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{20,}|whsec_[A-Za-z0-9+/]{32,}"),
+        validate=_has_digit,
+    ),
+    _Regex(
+        "anthropic_key",
+        ("sk-ant-",),
+        re.compile(r"sk-ant-[a-z]{3,6}\d{2}-[A-Za-z0-9_\-]{40,}"),
+        validate=_has_digit,
+    ),
+    _Regex(
+        "openai_key",
+        ("sk-", "t3blbkfj"),
+        re.compile(
+            r"sk-(?:proj|svcacct|admin|None)-[A-Za-z0-9_\-]{40,}"
+            r"|sk-[A-Za-z0-9_\-]{16,}T3BlbkFJ[A-Za-z0-9_\-]{16,}"
+        ),
+        validate=_has_digit,
+    ),
+    _Regex(
+        "huggingface_token",
+        ("hf_", "api_org_"),
+        re.compile(r"(?:hf|api_org)_[A-Za-z0-9]{30,}"),
+        validate=_mixed_case,
+    ),
+    _Regex(
+        "google_api_key",
+        ("aiza",),
+        re.compile(r"AIza[0-9A-Za-z_\-]{35}"),
+        validate=_has_digit,
+    ),
+    _Regex(
+        "google_oauth",
+        ("gocspx-", "ya29.", "1//0"),
+        re.compile(r"GOCSPX-[A-Za-z0-9_\-]{28}|ya29\.[0-9A-Za-z_\-]{20,}|1//0[0-9A-Za-z_\-]{40,}"),
+        validate=_has_digit,
+    ),
+    _Regex(
+        "gcp_private_key_id",
+        ("private_key_id",),
+        re.compile(rf"private_key_id{_Q}?{_SEP}{_Q}?(?P<secret>[0-9a-f]{{40}})"),
+        bounded=False,
+    ),
+    _Regex(
+        "azure_storage_key",
+        ("accountkey", "sharedaccesskey"),
+        re.compile(
+            r"(?i)(?:AccountKey|SharedAccessKey)\s*=\s*(?P<secret>[A-Za-z0-9+/]{20,}={0,2})"
+        ),
+        validate=_has_digit,
+        bounded=False,
+    ),
+    _Regex(
+        "azure_sas_signature",
+        ("sig=",),
+        re.compile(r"[?&]sig=(?P<secret>[A-Za-z0-9%+/]{30,}(?:=|%3D){0,2})"),
+        validate=_has_digit,
+        bounded=False,
+    ),
+    _Regex(
+        "azure_client_secret",
+        ("q~",),
+        re.compile(r"[A-Za-z0-9_.\-]{3}\dQ~[A-Za-z0-9_.~\-]{31,34}"),
+        validate=_has_digit,
+    ),
+    _Regex(
+        "twilio_key",
+        ("twilio", "sk"),
+        re.compile(
+            r"SK[0-9a-f]{32}"
+            rf"|(?i:twilio[a-z_]{{0,10}}(?:auth_?token|secret)){_Q}?{_SEP}{_Q}?"
+            r"(?P<secret>[0-9a-f]{32})"
+        ),
+        validate=_has_digit,
+    ),
+    _Regex(
+        "sendgrid_key",
+        ("sg.",),
+        re.compile(r"SG\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}"),
+    ),
+    _Regex(
+        "npm_token",
+        ("npm_", "_authtoken"),
+        re.compile(r"npm_[A-Za-z0-9]{36}|_authToken\s*=\s*(?P<secret>[^\s\"'`\\]{8,})"),
+        validate=_is_env_value,
+    ),
+    _Regex(
+        "pypi_token",
+        ("pypi-age",),
+        re.compile(r"pypi-AgE[A-Za-z0-9_\-]{50,}"),
+    ),
+    _Regex(
+        "telegram_bot_token",
+        (":aa",),
+        re.compile(r"\d{8,10}:AA[A-Za-z0-9_\-]{33}"),
+    ),
+    _Regex(
+        "api_key",
+        (
+            "sk-or-",
+            "gsk_",
+            "xai-",
+            "csk-",
+            "r8_",
+            "pplx-",
+            "dop_v1_",
+            "dapi",
+            "lin_api_",
+            "ntn_",
+            "shpat_",
+            "shpss_",
+            "sk-",
+        ),
+        re.compile(
+            r"sk-or-v1-[0-9a-f]{64}|gsk_[A-Za-z0-9]{48,}|xai-[A-Za-z0-9]{60,}|csk-[a-z0-9]{40,}"
+            r"|r8_[A-Za-z0-9]{37}|pplx-[A-Za-z0-9]{40,}|dop_v1_[0-9a-f]{64}|dapi[0-9a-f]{32}"
+            r"|lin_api_[A-Za-z0-9]{40}|ntn_[A-Za-z0-9]{40,}|shp(?:at|ss)_[0-9a-fA-F]{32}"
+            r"|sk-[A-Za-z0-9]{32,}"
+        ),
+        validate=_looks_random,
+    ),
+    _Regex(
+        "jwt",
+        ("eyj",),
+        re.compile(r"eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]*"),
+        validate=_is_jwt,
+    ),
+    _Regex(
+        "url_password",
+        ("://",),
+        re.compile(
+            r"://[^\s:/@\"'`<>\\]{0,128}:(?P<secret>[^\s/@\"'`<>\\]{1,256})@(?=[A-Za-z0-9\[])"
+        ),
+        validate=_is_password,
+        bounded=False,
+    ),
+    _Regex(
+        "bearer_token",
+        ("bearer",),
+        re.compile(r"(?i:bearer)\s+(?P<secret>[A-Za-z0-9._~+/\-]{16,}=*)"),
+        validate=_looks_random,
+        bounded=False,
+    ),
+    _Regex(
+        "basic_auth",
+        ("basic",),
+        re.compile(r"(?i:basic)\s+(?P<secret>[A-Za-z0-9+/]{8,}={0,2})"),
+        validate=_is_basic_credential,
+        bounded=False,
+    ),
+    # KEY=value as in .env files and shells: upper-case names that end in a secret word.
+    _Regex(
+        "env_secret",
+        ("pass", "secret", "token", "key", "credential", "auth"),
+        re.compile(
+            r"(?<![A-Za-z0-9_])(?:[A-Z0-9]+_)*"
+            r"(?:PASSWORD|PASSWD|PASS|SECRET|TOKEN|CREDENTIALS?|AUTH"
+            r"|(?:API|ACCESS|SECRET|PRIVATE|SIGNING|ENCRYPTION|MASTER|AUTH|CLIENT|ACCOUNT)_?KEY)"
+            rf"(?:_[0-9]+)?(?:=|{_SEP}(?={_Q}))(?:{_Q})?(?P<secret>[^\s\"'`\\#;|&,)]+)"
+        ),
+        validate=_is_env_value,
+        bounded=False,
+    ),
+    # "password": "hunter2" in JSON, YAML, code, CLI flags: any quoted value that is not a
+    # placeholder, however short, because people pick weak passwords.
+    _Regex(
+        "password",
+        ("pass", "pwd"),
+        re.compile(
+            r"(?i)(?<![a-z0-9])[a-z0-9_.\-]*(?:password|passwd|pwd)"
+            rf"(?:{_Q})?{_SEP}(?P<q>{_Q})(?P<secret>[^\s\"'`\\]{{4,128}})(?P=q)"
+        ),
+        validate=_is_password,
+        bounded=False,
+    ),
+    # Any key named like a secret bound to a machine-generated value.
+    _Regex(
+        "generic_secret",
+        ("secret", "token", "key", "pass", "credential", "auth"),
+        re.compile(
+            r"(?i)[a-z0-9_.\-]*(?:token|secret|password|passwd|api[_\-]?key|access[_\-]?key"
+            r"|private[_\-]?key|auth[_\-]?key|signing[_\-]?key|credentials?|auth)s?"
+            rf"(?:{_Q})?{_SEP}(?:{_Q})?(?P<secret>[A-Za-z0-9_\-+/.=~]{{16,}})"
+        ),
+        validate=_looks_random,
+        bounded=False,
+    ),
+)
+
+KINDS: tuple[str, ...] = tuple(dict.fromkeys(d.kind for d in _DETECTORS))

@@ -1,0 +1,245 @@
+"""recall(): query → two prefiltered searches → blended pool → second pass → recency → hits."""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime
+from typing import Any
+
+from funes.retrieve.blend import (
+    FIRST_PASS,
+    WITH_CROSS_ENCODER,
+    WITH_MINILM,
+    Weights,
+    blend,
+    session_support,
+)
+from funes.retrieve.filters import Filters
+from funes.retrieve.recency import DEFAULT_HALF_LIFE_DAYS, recency_weight
+from funes.retrieve.search import fulltext_leg, open_store, vector_leg
+from funes.retrieve.second_pass import KIND_CROSS_ENCODER, KIND_NONE, load_second_pass
+from funes.retrieve.types import Hit, Neighbour, RecallResult
+
+DEFAULT_K = 8
+# How deep each search goes; the union of both is what gets re-scored. 50 beat 30 on LoCoMo.
+DEFAULT_CANDIDATES = 50
+# A cross-encoder reads every pair it scores, so it sees only the best of the pool.
+CROSS_ENCODER_POOL = 30
+DEFAULT_NEIGHBORS = 1
+
+
+class RecallError(Exception):
+    """Nothing could be searched (both legs failed); the message says why and what to do."""
+
+
+def recall(
+    query: str,
+    *,
+    k: int = DEFAULT_K,
+    memory: str | None = None,
+    harness: str | None = None,
+    block_type: str | None = None,
+    project: str | None = None,
+    since: str | None = None,
+    until: str | None = None,
+    session: str | None = None,
+    candidates: int = DEFAULT_CANDIDATES,
+    neighbors: int = DEFAULT_NEIGHBORS,
+    half_life_days: float = DEFAULT_HALF_LIFE_DAYS,
+    second_pass: bool = True,
+    now: datetime | None = None,
+    timings: dict[str, float] | None = None,
+) -> RecallResult:
+    """The passages of a memory that best answer `query`, with provenance.
+
+    Raises ValueError for a bad filter, MemoryNotFound when there is no memory, RecallError when
+    neither search could run. One failing search is not an error: the other answers, and
+    `RecallResult.notes` says so.
+    """
+    clock = _Clock(timings)
+    now = now or datetime.now(UTC)
+    filters = Filters.build(
+        harness=harness,
+        block_type=block_type,
+        project=project,
+        since=since,
+        until=until,
+        session=session,
+        now=now,
+    )
+    query = " ".join(query.split())
+    if not query:
+        raise ValueError("empty query: say what to recall")
+    store, label, notes = open_store(memory)
+    clock.lap("open")
+    result = RecallResult(query=query, hits=[], memory_label=label, notes=notes)
+    if store.count() == 0:
+        return result
+    clock.lap("count")
+
+    pool, query_vector = _first_pass(store, query, filters.to_sql(), candidates, notes, clock)
+    if not pool:
+        return result
+    fulltext, vector = _features(pool, query_vector)
+    scores = blend(FIRST_PASS, fulltext, vector)
+
+    weights: Weights = FIRST_PASS
+    if second_pass:
+        reranker, why = load_second_pass()
+        clock.lap("load second pass")
+        if why:
+            notes.append(why)
+        if reranker is not None:
+            import numpy as np
+
+            weights = WITH_MINILM
+            if reranker.kind == KIND_CROSS_ENCODER:
+                weights = WITH_CROSS_ENCODER
+                order = np.argsort(-scores, kind="stable")[:CROSS_ENCODER_POOL]
+                pool = [pool[i] for i in order]
+                fulltext, vector = fulltext[order], vector[order]
+            second = reranker.score(query, [row["text"] for row in pool])
+            scores = blend(weights, fulltext, vector, second)
+            result.second_pass = reranker.kind
+            clock.lap("second pass")
+    if weights is FIRST_PASS:
+        result.second_pass = KIND_NONE
+    scores = session_support(scores, [row["session_id"] or "" for row in pool])
+
+    ranked = sorted(
+        (
+            float(score) * recency_weight(row["ts"] or "", now=now, half_life_days=half_life_days),
+            i,
+        )
+        for i, (row, score) in enumerate(zip(pool, scores, strict=True))
+    )
+    ranked.sort(key=lambda pair: (-pair[0], pair[1]))
+    result.hits = [_hit(pool[i], score) for score, i in ranked[:k]]
+    if neighbors > 0 and result.hits:
+        _attach_neighbours(store.table, result.hits, neighbors)
+        clock.lap("neighbours")
+    return result
+
+
+def _first_pass(
+    store: Any,
+    query: str,
+    where: str | None,
+    candidates: int,
+    notes: list[str],
+    clock: _Clock,
+) -> tuple[list[dict], Any]:
+    """The union of both legs' candidates (each leg `candidates` deep), by chunk id."""
+    failures: list[str] = []
+    query_vector = None
+    vector_rows: list[dict] = []
+    try:
+        from funes.index.embed import load_embedder
+
+        embedder = load_embedder(store.model_id or None)
+        query_vector = embedder.encode([query])[0]
+        clock.lap("embed query")
+        vector_rows = vector_leg(store.table, query_vector, where, candidates)
+        clock.lap("vector search")
+    except Exception as error:  # the other leg still answers; the note says what failed
+        failures.append(f"vector search failed ({_short(error)})")
+    fulltext_rows: list[dict] = []
+    try:
+        fulltext_rows = fulltext_leg(store.table, query, where, candidates)
+        clock.lap("full-text search")
+    except Exception as error:
+        failures.append(f"full-text search failed ({_short(error)})")
+    if len(failures) == 2:
+        raise RecallError("; ".join(failures) + " — run `funes index` to rebuild the indexes")
+    for failure in failures:
+        other = "full-text" if failure.startswith("vector") else "vector"
+        notes.append(f"{failure}: results come from {other} search only")
+
+    pool: dict[str, dict] = {}
+    for row in vector_rows:
+        row["_fulltext"] = 0.0
+        pool[row["id"]] = row
+    for row in fulltext_rows:
+        if row["id"] in pool:
+            pool[row["id"]]["_fulltext"] = float(row.get("_score") or 0.0)
+        else:
+            row["_fulltext"] = float(row.get("_score") or 0.0)
+            pool[row["id"]] = row
+    return list(pool.values()), query_vector
+
+
+def _features(pool: list[dict], query_vector: Any) -> tuple[Any, Any]:
+    import numpy as np
+
+    fulltext = np.array([row["_fulltext"] for row in pool], dtype=np.float32)
+    if query_vector is None:
+        return fulltext, np.zeros(len(pool), dtype=np.float32)
+    vectors = np.asarray([row["vector"] for row in pool], dtype=np.float32)
+    return fulltext, vectors @ np.asarray(query_vector, dtype=np.float32)
+
+
+def _hit(row: dict, score: float) -> Hit:
+    return Hit(
+        id=row["id"],
+        session_id=row["session_id"] or "",
+        turn_uuid=row["turn_uuid"] or "",
+        seq=int(row["seq"] or 0),
+        ts=row["ts"] or "",
+        role=row["role"] or "",
+        block_type=row["block_type"] or "",
+        tool_name=row.get("tool_name"),
+        harness=row.get("harness") or "",
+        workdir=row.get("workdir") or "",
+        repo=row.get("repo") or "",
+        source_path=row.get("source_path") or "",
+        text=row["text"] or "",
+        score=round(score, 6),
+    )
+
+
+def _attach_neighbours(table: Any, hits: list[Hit], window: int) -> None:
+    """Chunks of each hit's session within `window` seqs, from other turns, in reading order."""
+    from funes.retrieve.filters import quote_sql
+
+    spans = {(h.session_id, h.seq) for h in hits}
+    where = " OR ".join(
+        f"(session_id = {quote_sql(sid)} AND seq >= {seq - window} AND seq <= {seq + window})"
+        for sid, seq in sorted(spans)
+    )
+    columns = ["session_id", "turn_uuid", "seq", "role", "block_type", "text", "block_idx"]
+    rows = table.search().where(where).select([*columns, "split_idx"]).limit(10_000).to_list()
+    rows.sort(key=lambda r: (r["seq"], r["block_idx"], r["split_idx"]))
+    for hit in hits:
+        hit.neighbours = [
+            Neighbour(
+                turn_uuid=r["turn_uuid"],
+                seq=int(r["seq"]),
+                role=r["role"] or "",
+                block_type=r["block_type"] or "",
+                text=r["text"] or "",
+            )
+            for r in rows
+            if r["session_id"] == hit.session_id
+            and abs(int(r["seq"]) - hit.seq) <= window
+            and r["turn_uuid"] != hit.turn_uuid
+        ]
+
+
+def _short(error: BaseException) -> str:
+    text = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+    return text[:160]
+
+
+class _Clock:
+    """Where the time goes, for bench/recall_latency.py (a no-op unless asked)."""
+
+    def __init__(self, sink: dict[str, float] | None) -> None:
+        self.sink = sink
+        self.last = time.perf_counter()
+
+    def lap(self, phase: str) -> None:
+        if self.sink is None:
+            return
+        now = time.perf_counter()
+        self.sink[phase] = self.sink.get(phase, 0.0) + (now - self.last) * 1000.0
+        self.last = now

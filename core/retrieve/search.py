@@ -1,0 +1,50 @@
+"""The two first-pass searches over one memory, each prefiltered, each allowed to fail alone."""
+
+from __future__ import annotations
+
+from typing import Any
+
+# What a candidate carries: provenance for the output, text for the second pass, the static
+# vector so that full-text hits get a vector score too.
+CANDIDATE_COLUMNS = [
+    "id",
+    "text",
+    "session_id",
+    "turn_uuid",
+    "seq",
+    "ts",
+    "role",
+    "block_type",
+    "tool_name",
+    "harness",
+    "workdir",
+    "repo",
+    "source_path",
+    "vector",
+]
+
+
+def open_store(memory: str | None) -> tuple[Any, str, list[str]]:
+    """(ChunkStore, label, notes) for a memory spec; raises MemoryNotFound when there is none."""
+    from funes.memory import open_memory
+
+    opened = open_memory(memory)
+    return opened.store, opened.label, list(opened.notes)
+
+
+def vector_leg(table: Any, query_vector: Any, where: str | None, limit: int) -> list[dict]:
+    search = table.search(query_vector, vector_column_name="vector").distance_type("cosine")
+    if where:
+        search = search.where(where, prefilter=True)
+    return search.select(CANDIDATE_COLUMNS).limit(limit).to_list()
+
+
+def fulltext_leg(table: Any, query: str, where: str | None, limit: int) -> list[dict]:
+    from lancedb.query import MatchQuery
+
+    # A match query, not a parsed query string: quotes, colons or a stray `AND` in what the
+    # user typed are words to find, not syntax.
+    search = table.search(MatchQuery(query, "text"), query_type="fts")
+    if where:
+        search = search.where(where, prefilter=True)
+    return search.select(CANDIDATE_COLUMNS).limit(limit).to_list()

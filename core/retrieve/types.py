@@ -1,0 +1,46 @@
+"""What recall returns: hits with exact provenance, their neighbours, and what ran."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(slots=True)
+class Neighbour:
+    """An adjacent chunk of the hit's session (a different turn within the seq window)."""
+
+    turn_uuid: str
+    seq: int
+    role: str
+    block_type: str
+    text: str
+
+
+@dataclass(slots=True)
+class Hit:
+    id: str
+    session_id: str
+    turn_uuid: str
+    seq: int
+    ts: str
+    role: str
+    block_type: str
+    tool_name: str | None
+    harness: str
+    workdir: str
+    repo: str
+    source_path: str
+    text: str
+    score: float
+    neighbours: list[Neighbour] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class RecallResult:
+    query: str
+    hits: list[Hit]
+    memory_label: str
+    # Which second pass re-scored the pool: "cross-encoder", "minilm" or "none".
+    second_pass: str = "none"
+    # One line each, said to the reader: a failed leg, a degraded memory, a skipped second pass.
+    notes: list[str] = field(default_factory=list)

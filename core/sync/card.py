@@ -1,0 +1,87 @@
+"""The dataset card (README.md) of a pushed memory: written once, then only its stats refreshed.
+
+funes owns the text between `<!-- funes:stats -->` and `<!-- /funes:stats -->`; everything else
+is the user's. A card without both markers (in order) is left alone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+STATS_OPEN = "<!-- funes:stats -->"
+STATS_CLOSE = "<!-- /funes:stats -->"
+
+
+@dataclass(frozen=True)
+class CardStats:
+    chunks: int
+    sessions: int
+    harnesses: tuple[str, ...]
+    model_id: str
+    updated: str  # YYYY-MM-DD, UTC
+
+
+def stats_block(stats: CardStats) -> str:
+    agents = ", ".join(stats.harnesses) or "—"
+    return "\n".join(
+        [
+            STATS_OPEN,
+            "| | |",
+            "|---|---|",
+            f"| Chunks | {stats.chunks:,} |",
+            f"| Sessions | {stats.sessions:,} |",
+            f"| Agents | {agents} |",
+            f"| Embedding model | `{stats.model_id}` |",
+            f"| Updated | {stats.updated} |",
+            STATS_CLOSE,
+        ]
+    )
+
+
+def render_card(spec_label: str, repo_id: str, stats: CardStats) -> str:
+    return f"""---
+pretty_name: funes memory
+tags:
+- funes
+- agent-memory
+- agent-traces
+- embeddings
+---
+
+# funes memory
+
+A durable memory of AI coding agent sessions (Claude Code, Codex, pi, Hermes), published by
+[funes](https://github.com/huggingface/funes). Each row is one chunk of one turn: its text, its
+provenance (session, turn, time, agent, working directory, repository) and its embedding.
+Secrets were scanned for before anything was pushed; blocks with a finding were withheld.
+
+## Recall from it
+
+```sh
+funes recall --memory {repo_id} "why did we drop the redis cache"
+```
+
+or bind it to an agent so its recall reads it: `funes add claude {repo_id}`.
+
+Layout: `data/*.parquet`, one append-only shard per push (`{spec_label}`).
+
+## Stats
+
+{stats_block(stats)}
+"""
+
+
+def plan_card(
+    existing: str | None, spec_label: str, repo_id: str, stats: CardStats
+) -> tuple[str | None, str]:
+    """(new card text or None, what happens: created | refreshed | unchanged | kept)."""
+    if existing is None:
+        return render_card(spec_label, repo_id, stats), "created"
+    start = existing.find(STATS_OPEN)
+    end = existing.find(STATS_CLOSE, start + 1) if start >= 0 else -1
+    if start < 0 or end < 0:
+        return None, "kept"
+    refreshed = existing[:start] + stats_block(stats) + existing[end + len(STATS_CLOSE) :]
+    if refreshed == existing:
+        return None, "unchanged"
+    return refreshed, "refreshed"

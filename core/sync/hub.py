@@ -1,0 +1,209 @@
+"""The Hub as transport: the few dataset-repo operations funes needs, with errors turned into
+what they mean for a memory (offline, missing, no token, token rejected, read-only, conflict).
+
+The endpoint is read from `HF_ENDPOINT` at call time, so a process (or a test) can point it at
+another Hub after `huggingface_hub` was imported.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from funes.sync.spec import RemoteSpec
+
+
+class HubError(Exception):
+    """A Hub operation failed; the message says what to do."""
+
+
+class HubOffline(HubError):
+    pass
+
+
+class RepoMissing(HubError):
+    pass
+
+
+class NoToken(HubError):
+    pass
+
+
+class TokenRejected(HubError):
+    pass
+
+
+class ReadOnly(HubError):
+    pass
+
+
+class PushConflict(HubError):
+    """The remote moved since it was read (HTTP 412/409): re-read and retry."""
+
+
+@dataclass(frozen=True)
+class RemoteFile:
+    path: str  # path in the repo
+    size: int
+
+
+def hub_endpoint() -> str:
+    from huggingface_hub import constants
+
+    return (os.environ.get("HF_ENDPOINT") or constants.ENDPOINT).rstrip("/")
+
+
+def hub_token() -> str | None:
+    """The token huggingface_hub would use (HF_TOKEN, then the saved token file)."""
+    from huggingface_hub import get_token
+
+    return get_token()
+
+
+class HubRemote:
+    def __init__(self, spec: RemoteSpec, token: str | None = None) -> None:
+        from huggingface_hub import HfApi
+
+        self.spec = spec
+        self.token = token or hub_token()
+        self.api = HfApi(endpoint=hub_endpoint(), token=self.token)
+
+    @contextmanager
+    def _translated(self, action: str) -> Iterator[None]:
+        import httpx2
+        from huggingface_hub.errors import (
+            HfHubHTTPError,
+            LocalEntryNotFoundError,
+            OfflineModeIsEnabled,
+            RepositoryNotFoundError,
+        )
+
+        uri = self.spec.uri
+        try:
+            yield
+        # hf_hub_download reports an unreachable Hub as LocalEntryNotFoundError (no cached copy).
+        except (OfflineModeIsEnabled, httpx2.TransportError, LocalEntryNotFoundError) as err:
+            raise HubOffline(
+                f"cannot reach the Hub to {action} {uri}: {type(err).__name__}"
+            ) from err
+        except RepositoryNotFoundError as err:
+            hint = "" if self.token else " (or it is private: set HF_TOKEN or run `hf auth login`)"
+            raise RepoMissing(f"{uri} does not exist on the Hub{hint}") from err
+        except HfHubHTTPError as err:
+            status = err.response.status_code if err.response is not None else 0
+            if status == 401:
+                raise TokenRejected(
+                    f"the Hub rejected your token while trying to {action} {uri}: "
+                    "set a valid HF_TOKEN or run `hf auth login`"
+                ) from err
+            if status == 403:
+                raise ReadOnly(
+                    f"{uri} is read-only for your token — recall can read it, but publishing "
+                    "needs a token with write access"
+                ) from err
+            if status in (409, 412):
+                raise PushConflict(f"{uri} changed while pushing") from err
+            if status >= 500:
+                raise HubOffline(f"the Hub answered {status} to {action} {uri}") from err
+            raise HubError(f"could not {action} {uri}: {err}") from err
+
+    # -- reads ----------------------------------------------------------------------------------
+
+    def head(self) -> str:
+        """The commit `main` points at: one cheap request, no retries."""
+        with self._translated("read"):
+            refs = self.api.list_repo_refs(self.spec.repo_id, repo_type="dataset")
+        for branch in refs.branches:
+            if branch.name == "main":
+                return branch.target_commit
+        raise HubError(f"{self.spec.uri} has no main branch")
+
+    def info(self) -> Any:
+        with self._translated("read"):
+            return self.api.repo_info(self.spec.repo_id, repo_type="dataset")
+
+    def list_files(self, folder: str, commit: str) -> list[RemoteFile]:
+        from huggingface_hub.errors import EntryNotFoundError
+
+        try:
+            with self._translated("list"):
+                entries = self.api.list_repo_tree(
+                    self.spec.repo_id,
+                    path_in_repo=self.spec.path_in_repo(folder),
+                    recursive=True,
+                    revision=commit,
+                    repo_type="dataset",
+                )
+                return [
+                    RemoteFile(path=e.path, size=e.size)
+                    for e in entries
+                    if getattr(e, "size", None) is not None and hasattr(e, "blob_id")
+                ]
+        except HubError as err:
+            if isinstance(err.__cause__, EntryNotFoundError):
+                return []
+            raise
+
+    def download(self, path: str, commit: str, cache_dir: Path) -> Path:
+        from huggingface_hub import hf_hub_download
+
+        with self._translated("download from"):
+            return Path(
+                hf_hub_download(
+                    self.spec.repo_id,
+                    path,
+                    repo_type="dataset",
+                    revision=commit,
+                    cache_dir=cache_dir,
+                    endpoint=hub_endpoint(),
+                    token=self.token,
+                )
+            )
+
+    def read_text(self, path: str, commit: str, cache_dir: Path) -> str | None:
+        """A small file's text at `commit`, or None when it is not there."""
+        from huggingface_hub.errors import EntryNotFoundError
+
+        try:
+            return self.download(path, commit, cache_dir).read_text(encoding="utf-8")
+        except HubError as err:
+            if isinstance(err.__cause__, EntryNotFoundError):
+                return None
+            raise
+
+    # -- writes ---------------------------------------------------------------------------------
+
+    def require_token(self) -> None:
+        if not self.token:
+            raise NoToken(
+                "no Hugging Face token: set HF_TOKEN or run `hf auth login` — pushing needs one"
+            )
+
+    def create_private(self) -> None:
+        self.require_token()
+        with self._translated("create"):
+            self.api.create_repo(self.spec.repo_id, repo_type="dataset", private=True)
+
+    def commit(self, files: dict[str, Path | bytes], message: str, parent: str) -> str:
+        """One commit adding `files` (path in repo → content), only if `main` is still `parent`."""
+        from huggingface_hub import CommitOperationAdd
+
+        operations = [
+            CommitOperationAdd(
+                path_in_repo=path, path_or_fileobj=str(c) if isinstance(c, Path) else c
+            )
+            for path, c in files.items()
+        ]
+        with self._translated("push to"):
+            info = self.api.create_commit(
+                self.spec.repo_id,
+                operations,
+                commit_message=message,
+                repo_type="dataset",
+                parent_commit=parent,
+            )
+        return info.oid

@@ -1,0 +1,239 @@
+"""`push`: publish the local memory's chunks that a remote lacks, as one parent-guarded commit.
+
+Each push adds one immutable Parquet shard (`data/<time>-<ids-hash>.parquet`) plus the dataset
+card. The commit names the head it was built on; if another machine pushed meanwhile the Hub
+answers 412/409, and the push re-reads the remote and tries again, so concurrent pushes both
+land. A push killed before its commit leaves the remote exactly as it was (uploaded LFS blobs are
+invisible until committed, and reused by the next attempt since their content is the same).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from funes.paths import local_memory_dir, logs_dir
+from funes.sync.card import CardStats, plan_card
+from funes.sync.gate import HeldBack, block_key, find_dirty_blocks, reassemble_blocks
+from funes.sync.hub import HubError, HubRemote, PushConflict, RepoMissing
+from funes.sync.remote import SHARD_FOLDER, RemoteCache, record_push, sync_cache
+from funes.sync.spec import parse_remote_spec
+
+MAX_ATTEMPTS = 10
+log = logging.getLogger(__name__)
+
+
+class PushRefused(HubError):
+    """The push cannot go ahead (no local memory, declined repo creation, model mismatch)."""
+
+
+@dataclass
+class PushReport:
+    uri: str
+    pushed: int = 0
+    commit: str | None = None
+    remote_chunks: int = 0  # on the remote after this push
+    created_repo: bool = False
+    card: str = ""  # created | refreshed | unchanged | kept | ""
+    bytes_uploaded: int = 0
+    attempts: int = 0
+    held: HeldBack = field(default_factory=HeldBack)
+
+    @property
+    def everything_held(self) -> bool:
+        return self.pushed == 0 and self.held.rows > 0
+
+
+Progress = Callable[[str], None]
+
+
+def push(
+    spec: str,
+    *,
+    yes: bool = False,
+    confirm: Callable[[str], bool] | None = None,
+    progress: Progress | None = None,
+    local_path: Path | None = None,
+) -> PushReport:
+    from funes.index.store import ChunkStore, MemoryNotFound
+
+    say = progress or (lambda _msg: None)
+    remote_spec = parse_remote_spec(spec)
+    report = PushReport(uri=remote_spec.uri)
+    try:
+        local = ChunkStore.open(local_path or local_memory_dir())
+    except MemoryNotFound as err:
+        raise PushRefused(
+            f"no local memory to push — run `funes add <agent>` first ({err})"
+        ) from err
+
+    remote = HubRemote(remote_spec)
+    remote.require_token()
+    try:
+        remote.info()
+    except RepoMissing:
+        question = f"{remote_spec.uri} doesn't exist on the Hub. Create it as a private dataset?"
+        if not (yes or (confirm is not None and confirm(question))):
+            raise PushRefused(
+                f"{remote_spec.uri} doesn't exist on the Hub; run `funes push {spec} --yes` "
+                "to create it as a private dataset"
+            ) from None
+        remote.create_private()
+        report.created_repo = True
+        say(f"created private dataset {remote_spec.repo_id}")
+
+    say("reading the local memory")
+    rows = local.scan(list(local.table.schema.names))
+    cache = RemoteCache(remote_spec)
+    for attempt in range(1, MAX_ATTEMPTS + 1):
+        report.attempts = attempt
+        head = remote.head()
+        sync_cache(cache, remote, head)
+        remote_ids, remote_sessions, remote_harnesses = _remote_facts(cache, local)
+        outgoing = _missing_rows(rows, remote_ids)
+        report.remote_chunks = len(remote_ids)
+        if outgoing.num_rows == 0:
+            return report
+        say(f"scanning {outgoing.num_rows} chunk(s) for secrets")
+        clean, report.held = _gate(rows, outgoing)
+        if clean.num_rows == 0:
+            return report
+        with tempfile.TemporaryDirectory() as tmp:
+            shard_path, shard_file = _write_shard(remote_spec.path_in_repo, clean, Path(tmp))
+            files: dict[str, Path | bytes] = {shard_path: shard_file}
+            stats = _card_stats(clean, local, remote_ids, remote_sessions, remote_harnesses)
+            card_text, report.card = _card(remote, remote_spec, head, stats, Path(tmp))
+            if card_text is not None:
+                files[remote_spec.path_in_repo("README.md")] = card_text.encode()
+            say(f"uploading {clean.num_rows} chunk(s)")
+            try:
+                commit = remote.commit(files, f"funes push: +{clean.num_rows} chunks", parent=head)
+            except PushConflict:
+                say("the remote moved meanwhile; re-reading it and retrying")
+                time.sleep(min(0.2 * attempt, 2.0))
+                continue
+            report.bytes_uploaded = sum(
+                f.stat().st_size if isinstance(f, Path) else len(f) for f in files.values()
+            )
+            record_push(cache, head, commit, shard_path, shard_file)
+        report.pushed = clean.num_rows
+        report.commit = commit
+        report.remote_chunks = len(remote_ids) + clean.num_rows
+        return report
+    raise HubError(f"{remote_spec.uri} kept changing; gave up after {MAX_ATTEMPTS} attempts")
+
+
+def _remote_facts(cache: RemoteCache, local: Any) -> tuple[set[str], set[str], set[str]]:
+    if not cache.has_copy():
+        return set(), set(), set()
+    store = cache.open_store()
+    if store.model_id != local.model_id or store.model_hash != local.model_hash:
+        raise PushRefused(
+            f"{cache.spec.uri} holds embeddings from model {store.model_id}, the local memory "
+            f"from {local.model_id}: push to another dataset"
+        )
+    facts = store.scan(["id", "session_id", "harness"])
+    return (
+        set(facts.column("id").to_pylist()),
+        set(facts.column("session_id").to_pylist()),
+        set(facts.column("harness").to_pylist()),
+    )
+
+
+def _missing_rows(rows: Any, remote_ids: set[str]) -> Any:
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if not remote_ids:
+        return rows
+    known = pc.is_in(rows.column("id"), value_set=pa.array(sorted(remote_ids), pa.string()))
+    return rows.filter(pc.invert(known))
+
+
+def _gate(rows: Any, outgoing: Any) -> tuple[Any, HeldBack]:
+    """Outgoing rows minus every row of any block with a finding; blocks are reassembled from
+    all local rows of the block, not only the outgoing ones."""
+    import pyarrow as pa
+
+    cols = ["session_id", "turn_uuid", "block_idx", "split_idx", "text"]
+    outgoing_keys = {block_key(r) for r in outgoing.select(cols[:3]).to_pylist()}
+    block_rows = [r for r in rows.select(cols).to_pylist() if block_key(r) in outgoing_keys]
+    dirty = find_dirty_blocks(reassemble_blocks(block_rows))
+    held = HeldBack(blocks=len(dirty))
+    for kinds in dirty.values():
+        held.by_kind.update(set(kinds))
+    keep = []
+    for row in outgoing.select(cols[:3]).to_pylist():
+        key = block_key(row)
+        if key in dirty:
+            held.rows += 1
+            held.sessions.add(key[0])
+        keep.append(key not in dirty)
+    return outgoing.filter(pa.array(keep, pa.bool_())), held
+
+
+def _write_shard(path_in_repo: Callable[[str], str], clean: Any, folder: Path) -> tuple[str, Path]:
+    import pyarrow.parquet as pq
+
+    ids = sorted(clean.column("id").to_pylist())
+    digest = hashlib.sha256("\n".join(ids).encode()).hexdigest()[:16]
+    name = f"{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}-{digest}.parquet"
+    file = folder / name
+    pq.write_table(clean.sort_by("id"), file, compression="zstd")
+    return path_in_repo(f"{SHARD_FOLDER}/{name}"), file
+
+
+def _card_stats(
+    clean: Any,
+    local: Any,
+    remote_ids: set[str],
+    remote_sessions: set[str],
+    remote_harnesses: set[str],
+) -> CardStats:
+    return CardStats(
+        chunks=len(remote_ids) + clean.num_rows,
+        sessions=len(remote_sessions | set(clean.column("session_id").to_pylist())),
+        harnesses=tuple(sorted(remote_harnesses | set(clean.column("harness").to_pylist()))),
+        model_id=local.model_id,
+        updated=time.strftime("%Y-%m-%d", time.gmtime()),
+    )
+
+
+def _card(
+    remote: HubRemote, remote_spec: Any, head: str, stats: CardStats, tmp: Path
+) -> tuple[str | None, str]:
+    if remote_spec.prefix:
+        return None, ""  # a card describes a whole repo; a memory under a prefix leaves it alone
+    existing = remote.read_text("README.md", head, tmp / "card")
+    return plan_card(existing, remote_spec.uri, remote_spec.repo_id, stats)
+
+
+def publish_in_background(memory_spec: str) -> int:
+    """Start `funes push <memory_spec>` detached (never blocks the caller); it logs to
+    `$FUNES_HOME/logs/push.log`. Returns the child's pid."""
+    folder = logs_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    with (folder / "push.log").open("ab") as log_file:
+        log_file.write(
+            f"--- {time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())} push "
+            f"{memory_spec}\n".encode()
+        )
+        log_file.flush()
+        child = subprocess.Popen(
+            [sys.executable, "-c", "from funes.cli import main; main()", "push", memory_spec],
+            stdin=subprocess.DEVNULL,
+            stdout=log_file,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            env=os.environ.copy(),
+        )
+    return child.pid

@@ -1,0 +1,108 @@
+"""`scrub`: remove secrets from rows already stored in the local memory, so a push goes through.
+
+Each block is reassembled and scanned by the same gate as push. A dirty block is redacted with
+the built-in redactor; the redaction is kept only if the gate then finds nothing, in which case
+the block is re-split (same coordinate ids) and re-embedded; otherwise every row of the block is
+dropped. The replacement is one `merge_insert` commit, so a crash leaves the old rows intact.
+Transcripts and remotes are never touched.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from funes.sync.gate import find_dirty_blocks, reassemble_blocks, scan_block
+
+
+@dataclass
+class ScrubReport:
+    rows: int = 0  # rows in the memory before scrubbing
+    redacted_blocks: int = 0
+    redacted_secrets: int = 0
+    dropped_blocks: int = 0
+    dropped_rows: int = 0
+    by_kind: Counter[str] = field(default_factory=Counter)
+
+    @property
+    def clean(self) -> bool:
+        return self.redacted_blocks == 0 and self.dropped_blocks == 0
+
+
+def scrub(path: Path | None = None) -> ScrubReport:
+    from funes.index.lock import writer_lock
+    from funes.index.store import ChunkStore
+
+    with writer_lock():
+        store = ChunkStore.open(path)
+        rows = store.scan(list(store.table.schema.names)).to_pylist()
+        report = ScrubReport(rows=len(rows))
+        dirty = find_dirty_blocks(reassemble_blocks(rows))
+        if not dirty:
+            return report
+        from funes.index.redact import redact
+
+        blocks = reassemble_blocks(r for r in rows if _key(r) in dirty)
+        replacements: list[dict[str, Any]] = []
+        drop_ids: list[str] = []
+        for key, kinds in dirty.items():
+            report.by_kind.update(set(kinds))
+            block_rows = sorted((r for r in rows if _key(r) == key), key=lambda r: r["split_idx"])
+            drop_ids.extend(r["id"] for r in block_rows)
+            redacted, findings = redact(blocks[key])
+            if findings and not scan_block(redacted):
+                report.redacted_blocks += 1
+                report.redacted_secrets += len(findings)
+                replacements.extend(_resplit(block_rows[0], redacted))
+            else:
+                report.dropped_blocks += 1
+                report.dropped_rows += len(block_rows)
+        _commit(store, replacements, drop_ids)
+        store.ensure_indexes()
+        return report
+
+
+def _key(row: dict[str, Any]) -> tuple[str, str, int]:
+    return (row["session_id"], row["turn_uuid"], int(row["block_idx"]))
+
+
+def _resplit(first: dict[str, Any], text: str) -> list[dict[str, Any]]:
+    from funes.index.chunking import chunk_id, split_text
+
+    out = []
+    for split_idx, piece in enumerate(split_text(text)):
+        row = dict(first)
+        row.update(
+            id=chunk_id(first["session_id"], first["turn_uuid"], first["block_idx"], split_idx),
+            text=piece,
+            split_idx=split_idx,
+        )
+        out.append(row)
+    return out
+
+
+def _commit(store: Any, replacements: list[dict[str, Any]], drop_ids: list[str]) -> None:
+    """Replace the dirty blocks' rows in one commit: upsert the redacted rows, delete the rest."""
+    import pyarrow as pa
+
+    from funes.index.embed import load_embedder
+    from funes.index.store import sql_quote
+
+    keep = {r["id"] for r in replacements}
+    stale = [i for i in drop_ids if i not in keep]
+    where = "id IN (" + ", ".join(sql_quote(i) for i in stale) + ")" if stale else None
+    if not replacements:
+        if where:
+            store.table.delete(where)
+        return
+    embedder = load_embedder(store.model_id or None)
+    vectors = embedder.encode([r["text"] for r in replacements])
+    for row, vector in zip(replacements, vectors, strict=True):
+        row["vector"] = vector.tolist()
+    table = pa.Table.from_pylist(replacements, schema=store.table.schema)
+    merge = store.table.merge_insert("id").when_matched_update_all().when_not_matched_insert_all()
+    if where:
+        merge = merge.when_not_matched_by_source_delete(where)
+    merge.execute(table)

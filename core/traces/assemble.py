@@ -1,0 +1,140 @@
+"""Building turns from records, with the state that lets a later read continue where this one ended.
+
+Every source feeds records in file order to a `TurnAssembler`. It keeps, per session, the next seq
+number (only turns that end up with a non-blank block take one), the one *open* turn that later
+records may still add blocks to (Claude's assistant message split over several records, Codex's run
+of assistant items), and the recent tool-call names for back-filling tool results. All of it goes
+into the resume token (`carry()`), so reading a file in two halves gives the same turns as reading
+it whole: a turn still open at the end of the first half comes back in the second with the same
+turn_uuid and seq and its earlier blocks at the same indices, followed by the new ones.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from funes.model import Block, Turn
+from funes.traces.text import elide_payloads
+
+# How many tool-call ids → names are remembered across reads (results follow their calls closely).
+TOOL_NAME_MEMORY = 512
+
+
+class TurnAssembler:
+    def __init__(self, harness: str, source_path: str, carry: dict[str, Any] | None = None):
+        self.harness = harness
+        self.source_path = source_path
+        self.turns: list[Turn] = []  # what this read emits, in emission (= seq) order
+        self._emitted: set[int] = set()
+        carry = carry or {}
+        self.next_seq: dict[str, int] = dict(carry.get("next_seq", {}))
+        self.tool_names: dict[str, str] = dict(carry.get("tool_names", {}))
+        self.extra: dict[str, Any] = dict(carry.get("extra", {}))  # the source's own state
+        self.open_key: str | None = carry.get("open_key")
+        self.open: Turn | None = _turn_from_json(carry["open"]) if carry.get("open") else None
+
+    def start(
+        self,
+        *,
+        session_id: str,
+        turn_uuid: str,
+        parent_uuid: str | None,
+        ts: str,
+        role: str,
+        workdir: str,
+        open_key: str | None = None,
+    ) -> Turn:
+        """A new turn. With `open_key` it becomes the open turn (replacing any other)."""
+        turn = Turn(
+            session_id=session_id,
+            turn_uuid=turn_uuid,
+            parent_uuid=parent_uuid,
+            seq=-1,
+            ts=ts,
+            role=role,
+            workdir=workdir,
+            harness=self.harness,
+            source_path=self.source_path,
+        )
+        if open_key is not None:
+            self.open, self.open_key = turn, open_key
+        return turn
+
+    def reopen(self, open_key: str) -> Turn | None:
+        """The open turn if it was opened under `open_key`."""
+        return self.open if self.open is not None and self.open_key == open_key else None
+
+    def close(self) -> None:
+        self.open, self.open_key = None, None
+
+    def add(
+        self,
+        turn: Turn,
+        block_type: str,
+        text: str | None,
+        *,
+        tool_name: str | None = None,
+        tool_use_id: str | None = None,
+        note: str | None = None,
+    ) -> None:
+        """Append a block unless blank; the turn's first kept block gives it its seq."""
+        if not text or not text.strip():
+            return
+        turn.blocks.append(Block(block_type, elide_payloads(text), tool_name, tool_use_id, note))
+        if turn.seq < 0:
+            turn.seq = self.next_seq.get(turn.session_id, 0)
+            self.next_seq[turn.session_id] = turn.seq + 1
+        if id(turn) not in self._emitted:
+            self._emitted.add(id(turn))
+            self.turns.append(turn)
+
+    def remember_tool(self, tool_use_id: str | None, name: str | None) -> None:
+        if not tool_use_id or not name:
+            return
+        self.tool_names.pop(tool_use_id, None)
+        self.tool_names[tool_use_id] = name
+        while len(self.tool_names) > TOOL_NAME_MEMORY:
+            self.tool_names.pop(next(iter(self.tool_names)))
+
+    def tool_name(self, tool_use_id: str | None) -> str | None:
+        return self.tool_names.get(tool_use_id) if tool_use_id else None
+
+    def carry(self) -> dict[str, Any]:
+        return {
+            "next_seq": self.next_seq,
+            "tool_names": self.tool_names,
+            "extra": self.extra,
+            "open_key": self.open_key,
+            "open": _turn_to_json(self.open) if self.open is not None else None,
+        }
+
+
+def _turn_to_json(turn: Turn) -> dict[str, Any]:
+    return {
+        "session_id": turn.session_id,
+        "turn_uuid": turn.turn_uuid,
+        "parent_uuid": turn.parent_uuid,
+        "seq": turn.seq,
+        "ts": turn.ts,
+        "role": turn.role,
+        "workdir": turn.workdir,
+        "harness": turn.harness,
+        "source_path": turn.source_path,
+        "blocks": [[b.block_type, b.text, b.tool_name, b.tool_use_id, b.note] for b in turn.blocks],
+    }
+
+
+def _turn_from_json(data: dict[str, Any]) -> Turn:
+    blocks = [Block(*fields) for fields in data.get("blocks", [])]
+    return Turn(
+        session_id=data["session_id"],
+        turn_uuid=data["turn_uuid"],
+        parent_uuid=data.get("parent_uuid"),
+        seq=int(data.get("seq", -1)),
+        ts=data.get("ts", ""),
+        role=data.get("role", ""),
+        workdir=data.get("workdir", ""),
+        harness=data.get("harness", ""),
+        source_path=data.get("source_path", ""),
+        blocks=blocks,
+    )

@@ -1,0 +1,199 @@
+"""Claude Code transcripts: `$CLAUDE_CONFIG_DIR/projects/<munged cwd>/<session>.jsonl`.
+
+One JSON record per line (`type` user|assistant|system|summary|…, `uuid`/`parentUuid`, `sessionId`,
+`cwd`, `timestamp`, `message` in Anthropic Messages shape). What a turn is here:
+
+- a `user` record is one turn (the human's prompt, or the results of tool calls, role `user`);
+- an assistant message is one turn, although Claude Code writes each of its content blocks as its
+  own record: records are merged back by `message.id` (tool results in between do not end the
+  message, the next human prompt does); the turn's uuid is the first record's;
+- `tool_result` blocks get the name of the `tool_use` they answer (by `tool_use_id`);
+- compaction summaries (`isCompactSummary`) are kept as text with `note="compaction"`;
+- skipped: `isMeta` text (injected caveats, skill preambles; their tool results are kept), API
+  error and `<synthetic>` messages, and every non-message record (`system`, `summary`, `progress`,
+  `attachment`, `file-history-snapshot`, `queue-operation`, titles, modes, …).
+
+Subagents, in all three layouts, become sessions of their own, linked to their parent: their
+session_id is `agent-<agentId>` (the file stem of layouts 2 and 3; for layout 1, inline
+`isSidechain` records without an agentId, the first 8 hex of the sidechain's root uuid), and the
+first turn of a subagent session has `parent_uuid` = the parent's session id (the records' own
+`sessionId`). Large tool outputs that Claude Code persisted to `tool-results/` keep their
+preview; the text already names the file holding the full output.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from funes.paths import claude_home
+from funes.traces.assemble import TurnAssembler
+from funes.traces.base import ReadResult, Resume
+from funes.traces.detect import classify
+from funes.traces.incremental import read_incrementally
+from funes.traces.text import clean_user_text, flatten_content, iso_utc, render_tool_input
+
+HARNESS = "claude_code"
+# How many sidechain uuids are remembered to find which subagent a record belongs to.
+SIDECHAIN_MEMORY = 4096
+# How many recent turn uuids are remembered to catch a repeated (or missing) record uuid.
+UUID_MEMORY = 256
+
+
+class ClaudeSource:
+    harness = HARNESS
+
+    def default_roots(self) -> list[Path]:
+        return [claude_home() / "projects"]
+
+    def owns(self, path: Path) -> bool:
+        return classify(path) == HARNESS
+
+    def discover(self, root: Path) -> Iterator[Path]:
+        if root.is_file():
+            if self.owns(root):
+                yield root
+            return
+        for path in sorted(root.rglob("*.jsonl")):
+            if path.is_file() and "tool-results" not in path.parts and self.owns(path):
+                yield path
+
+    def read(self, unit: Path, resume: Resume | None = None) -> ReadResult:
+        subagent_id = unit.stem[len("agent-") :] if unit.stem.startswith("agent-") else None
+
+        def handle(assembler: TurnAssembler, line_no: int, record: dict[str, Any]) -> None:
+            handle_record(assembler, record, subagent_id, line_no)
+
+        return read_incrementally(unit, resume, HARNESS, handle)
+
+
+def _session_of(assembler: TurnAssembler, record: dict[str, Any], subagent_id: str | None) -> str:
+    """The session a record belongs to, following the subagent rules of the module doc."""
+    session = str(record.get("sessionId") or "")
+    if subagent_id is not None:
+        return f"agent-{subagent_id}"
+    if not record.get("isSidechain"):
+        return session
+    if record.get("agentId"):
+        return f"agent-{record['agentId']}"
+    roots: dict[str, str] = assembler.extra.setdefault("sidechain_roots", {})
+    uuid = str(record.get("uuid") or "")
+    root = roots.get(str(record.get("parentUuid") or "")) or uuid
+    roots[uuid] = root
+    while len(roots) > SIDECHAIN_MEMORY:
+        roots.pop(next(iter(roots)))
+    return f"agent-{root.replace('-', '')[:8]}"
+
+
+def handle_record(
+    assembler: TurnAssembler, record: dict[str, Any], subagent_id: str | None, line_no: int
+) -> None:
+    kind = record.get("type")
+    message = record.get("message")
+    if kind not in ("user", "assistant") or not isinstance(message, dict):
+        return
+    if record.get("isApiErrorMessage") or message.get("model") == "<synthetic>":
+        return
+    session = _session_of(assembler, record, subagent_id)
+    if not session:
+        session = "unknown"
+    parent = record.get("parentUuid")
+    if parent is None and session.startswith("agent-"):
+        started: list[str] = assembler.extra.setdefault("started", [])
+        if session not in started:
+            started.append(session)
+            parent = record.get("sessionId") or None
+    workdir = str(record.get("cwd") or assembler.extra.get("cwd") or "")
+    assembler.extra["cwd"] = workdir
+    fields = {
+        "session_id": session,
+        "turn_uuid": _unique_uuid(assembler, record, session, line_no),
+        "parent_uuid": parent,
+        "ts": iso_utc(record.get("timestamp")),
+        "role": str(message.get("role") or kind),
+        "workdir": workdir,
+    }
+    if kind == "assistant":
+        key = f"{session}\x00{message.get('id') or record.get('uuid')}"
+        turn = assembler.reopen(key) or assembler.start(**fields, open_key=key)
+        _assistant_blocks(assembler, turn, message.get("content"))
+        return
+    content = message.get("content")
+    has_prompt = isinstance(content, str) or any(
+        isinstance(item, dict) and item.get("type") != "tool_result" for item in content or []
+    )
+    if has_prompt and not record.get("isMeta"):
+        assembler.close()  # a human prompt ends the assistant message in progress
+    turn = assembler.start(**fields)
+    note = "compaction" if record.get("isCompactSummary") else None
+    _user_blocks(assembler, turn, content, skip_text=bool(record.get("isMeta")), note=note)
+
+
+def _unique_uuid(
+    assembler: TurnAssembler, record: dict[str, Any], session: str, line_no: int
+) -> str:
+    """The record's uuid; `<uuid or session>:<line>` when it is missing or was just used
+    (trimmed or hand-made files), since chunk ids are keyed by turn uuid."""
+    uuid = str(record.get("uuid") or "")
+    recent: list[str] = assembler.extra.setdefault("uuids", [])
+    if not uuid or uuid in recent:
+        uuid = f"{uuid or session}:{line_no}"
+    recent.append(uuid)
+    del recent[:-UUID_MEMORY]
+    return uuid
+
+
+def _assistant_blocks(assembler: TurnAssembler, turn: Any, content: Any) -> None:
+    if isinstance(content, str):
+        assembler.add(turn, "text", content)
+        return
+    for item in content or []:
+        if not isinstance(item, dict):
+            continue
+        kind = item.get("type")
+        if kind == "text":
+            assembler.add(turn, "text", item.get("text"))
+        elif kind == "thinking":
+            assembler.add(turn, "thinking", item.get("thinking"))
+        elif kind == "tool_use":
+            name, call_id = item.get("name"), item.get("id")
+            assembler.remember_tool(call_id, name)
+            text = render_tool_input(item.get("input")) or str(name or "")
+            assembler.add(turn, "tool_use", text, tool_name=name, tool_use_id=call_id)
+
+
+def _user_blocks(
+    assembler: TurnAssembler, turn: Any, content: Any, *, skip_text: bool, note: str | None
+) -> None:
+    if isinstance(content, str):
+        if not skip_text:
+            assembler.add(turn, "text", clean_user_text(content), note=note)
+        return
+    for item in content or []:
+        if not isinstance(item, dict):
+            continue
+        kind = item.get("type")
+        if kind == "tool_result":
+            call_id = item.get("tool_use_id")
+            text = _persisted_preview(flatten_content(item.get("content")))
+            assembler.add(
+                turn,
+                "tool_result",
+                text,
+                tool_name=assembler.tool_name(call_id),
+                tool_use_id=call_id,
+            )
+        elif skip_text:
+            continue
+        elif kind == "text":
+            assembler.add(turn, "text", clean_user_text(str(item.get("text") or "")), note=note)
+        elif kind == "image":
+            assembler.add(turn, "text", flatten_content([item]), note=note)
+
+
+def _persisted_preview(text: str) -> str:
+    """`<persisted-output>` wrapper off; its text says where the full output was saved."""
+    if "<persisted-output>" not in text:
+        return text
+    return text.replace("<persisted-output>", "").replace("</persisted-output>", "").strip()

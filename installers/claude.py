@@ -1,0 +1,212 @@
+"""Claude Code: the funes plugin (MCP server, recall skill, Stop/SessionEnd hooks) from a local
+marketplace.
+
+The plugin files ship in `funes.plugins` (`plugins/claude/`, a valid marketplace on its own with
+`funes` from PATH). `install` renders a copy under `$FUNES_HOME/integrations/claude-plugin/` with
+the absolute funes command and the bound memory baked in, then registers it through Claude
+Code's own CLI (`claude plugin marketplace add`, `claude plugin install funes@funes`), which
+writes `~/.claude/settings.json` and `~/.claude/plugins/`. Without `claude` on PATH it writes the
+files and tells the user the two commands. Tools surface as `mcp__plugin_funes_funes__recall`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shlex
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from funes.installers.base import (
+    ConfigError,
+    InstallReport,
+    funes_command,
+    hook_command,
+    read_json_config,
+    write_atomic,
+)
+from funes.paths import claude_home, funes_home
+from funes.plugins import plugin_dir
+
+MARKETPLACE = "funes"
+PLUGIN_ID = f"funes@{MARKETPLACE}"
+CLI_TIMEOUT_S = 120
+
+
+def rendered_dir() -> Path:
+    return funes_home() / "integrations" / "claude-plugin"
+
+
+def _claude_state_files() -> list[Path]:
+    """The files Claude Code's plugin commands rewrite (reported when they change)."""
+    home = claude_home()
+    plugins = home / "plugins"
+    return [
+        home / "settings.json",
+        plugins / "known_marketplaces.json",
+        plugins / "installed_plugins.json",
+    ]
+
+
+def _digest(path: Path) -> str | None:
+    return hashlib.sha256(path.read_bytes()).hexdigest() if path.exists() else None
+
+
+def render_plugin(memory: str | None) -> dict[Path, bytes]:
+    """Relative path → bytes of the plugin with funes's absolute command (and memory) baked in."""
+    source = plugin_dir("claude")
+    funes = funes_command()
+    hook = shlex.join(hook_command("claude"))
+    files: dict[Path, bytes] = {}
+    for path in sorted(p for p in source.rglob("*") if p.is_file()):
+        relative = path.relative_to(source)
+        if relative.name == "plugin.json":
+            manifest = json.loads(path.read_text())
+            args = [*funes[1:], "mcp", *([memory] if memory else [])]
+            manifest["mcpServers"]["funes"] = {"command": funes[0], "args": args}
+            files[relative] = _json_bytes(manifest)
+        elif relative.name == "hooks.json":
+            hooks = json.loads(path.read_text())
+            for groups in hooks["hooks"].values():
+                for group in groups:
+                    for handler in group["hooks"]:
+                        handler["command"] = hook
+            files[relative] = _json_bytes(hooks)
+        elif relative.suffix not in {".py", ".pyc"}:
+            files[relative] = path.read_bytes()
+    return files
+
+
+def _json_bytes(value: Any) -> bytes:
+    return (json.dumps(value, indent=2) + "\n").encode()
+
+
+class ClaudeInstaller:
+    agent = "claude"
+
+    def _claude(self) -> str | None:
+        return shutil.which("claude")
+
+    def _run(self, claude: str, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+        result = subprocess.run(
+            [claude, "plugin", *args],
+            capture_output=True,
+            text=True,
+            timeout=CLI_TIMEOUT_S,
+            stdin=subprocess.DEVNULL,
+        )
+        if check and result.returncode != 0:
+            output = (result.stderr.strip() or result.stdout.strip()).splitlines()
+            detail = output[-1] if output else f"exit {result.returncode}"
+            raise RuntimeError(f"`claude plugin {' '.join(args)}` failed: {detail}")
+        return result
+
+    def _check_configs(self) -> None:
+        for path in [*_claude_state_files(), Path.home() / ".claude.json"]:
+            read_json_config(path)
+
+    def _registered(self) -> tuple[bool, bool]:
+        """(marketplace known, plugin installed) according to Claude Code's own records."""
+        plugins = claude_home() / "plugins"
+        known = read_json_config(plugins / "known_marketplaces.json")
+        installed = read_json_config(plugins / "installed_plugins.json")
+        has_market = isinstance(known, dict) and MARKETPLACE in known
+        entries = installed.get("plugins", {}) if isinstance(installed, dict) else {}
+        return has_market, isinstance(entries, dict) and PLUGIN_ID in entries
+
+    def install(self, memory: str | None = None) -> InstallReport:
+        report = InstallReport(agent=self.agent)
+        self._check_configs()
+        root = rendered_dir()
+        plugin_changed = False
+        for relative, data in render_plugin(memory).items():
+            if write_atomic(root / relative, data, backup=False):
+                report.changed.append(root / relative)
+                plugin_changed = True
+        claude = self._claude()
+        if claude is None:
+            report.notes.append(
+                "`claude` is not on PATH: the plugin is ready; to load it run\n"
+                f"  claude plugin marketplace add {shlex.quote(str(root))}\n"
+                f"  claude plugin install {PLUGIN_ID}"
+            )
+            return report
+        before = {path: _digest(path) for path in _claude_state_files()}
+        self._backup_settings()
+        has_market, installed = self._registered()
+        if not has_market:
+            self._run(claude, "marketplace", "add", str(root))
+        if installed and plugin_changed:  # Claude Code runs a cached copy: refresh it
+            self._run(claude, "uninstall", PLUGIN_ID)
+            installed = False
+        if not installed:
+            self._run(claude, "install", PLUGIN_ID)
+        report.changed += [p for p, digest in before.items() if _digest(p) != digest]
+        if plugin_changed:
+            report.notes.append(
+                "Claude Code: tools mcp__plugin_funes_funes__recall / __get and the funes:recall "
+                "skill load in new sessions; each finished turn is indexed by the Stop hook."
+            )
+        return report
+
+    def _backup_settings(self) -> None:
+        """Keep the user's settings.json as it was before Claude Code's CLI edits it for us."""
+        settings = claude_home() / "settings.json"
+        saved = settings.with_name(settings.name + ".funes-backup")
+        if settings.exists() and not saved.exists():
+            shutil.copy2(settings, saved)
+
+    def uninstall(self) -> InstallReport:
+        report = InstallReport(agent=self.agent)
+        self._check_configs()
+        claude = self._claude()
+        before = {path: _digest(path) for path in _claude_state_files()}
+        has_market, installed = self._registered()
+        if claude is not None:
+            if installed:
+                self._run(claude, "uninstall", PLUGIN_ID)
+            if has_market:
+                self._run(claude, "marketplace", "remove", MARKETPLACE)
+        elif installed or has_market:
+            report.notes.append(
+                "`claude` is not on PATH: to unload the plugin run\n"
+                f"  claude plugin uninstall {PLUGIN_ID}\n"
+                f"  claude plugin marketplace remove {MARKETPLACE}"
+            )
+        # Claude Code leaves an "orphaned" cached copy of an uninstalled plugin behind.
+        cache = claude_home() / "plugins" / "cache" / MARKETPLACE
+        if claude is not None and cache.is_dir():
+            shutil.rmtree(cache)
+            report.changed.append(cache)
+        root = rendered_dir()
+        if root.exists():
+            report.changed += sorted(p for p in root.rglob("*") if p.is_file())
+            shutil.rmtree(root)
+            _prune_empty(root.parent)
+        report.changed += [p for p, digest in before.items() if _digest(p) != digest]
+        return report
+
+    def status(self) -> dict[str, object]:
+        try:
+            has_market, installed = self._registered()
+        except ConfigError as error:
+            return {"installed": False, "error": str(error)}
+        root = rendered_dir()
+        return {
+            "installed": root.exists() and (installed or self._claude() is None),
+            "registered_with_claude": installed and has_market,
+            "plugin_dir": str(root),
+            "files": sorted(str(p) for p in root.rglob("*") if p.is_file())
+            if root.exists()
+            else [],
+        }
+
+
+def _prune_empty(folder: Path) -> None:
+    if folder.is_dir() and not any(folder.iterdir()):
+        folder.rmdir()
+
+
+INSTALLER = ClaudeInstaller()

@@ -1,0 +1,186 @@
+"""Wire funes into Hermes: a user plugin in `$HERMES_HOME/plugins/funes/`, enabled in config.yaml.
+
+Why a plugin rather than `mcp_servers:` + shell hooks: the plugin runs with no terminal prompt
+(shell hooks need a per-command consent, or `hooks_auto_accept`, which would trust every hook of
+the user; `hermes mcp add` asks to enable the tools), it needs no `hermes-agent[mcp]` extra, and
+one folder carries both the tools (`funes_recall`, `funes_get`) and the per-turn hook.
+
+config.yaml is edited as a ruamel.yaml round trip: comments, key order, quoting and the file's
+own indentation are kept; only `plugins.enabled` gains (or loses) `funes`.
+"""
+
+from __future__ import annotations
+
+import io
+import itertools
+import json
+import shutil
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from funes.installers.base import ConfigError, InstallReport, funes_command, write_atomic
+from funes.paths import hermes_home
+
+PLUGIN_NAME = "funes"
+# The files of `funes.plugins/hermes/` that Hermes loads; funes.json is written next to them.
+PLUGIN_FILES: tuple[str, ...] = ("plugin.yaml", "__init__.py")
+# (mapping, sequence, offset) indents tried in turn: the first that reproduces the user's file
+# byte for byte is the one the edited file is written with. The first is Hermes's own (PyYAML's
+# `- item` under its key), also used for a new file.
+_INDENT_STYLES = [
+    (mapping, sequence, offset)
+    for mapping, (sequence, offset) in itertools.product(
+        (2, 4), ((2, 0), (4, 2), (3, 1), (4, 0), (6, 4))
+    )
+]
+
+
+def plugin_dir() -> Path:
+    return hermes_home() / "plugins" / PLUGIN_NAME
+
+
+def config_path() -> Path:
+    return hermes_home() / "config.yaml"
+
+
+class _Config:
+    """config.yaml loaded for a round-trip edit, with the layout needed to write it back."""
+
+    def __init__(self, path: Path) -> None:
+        from ruamel.yaml import YAML
+        from ruamel.yaml.comments import CommentedMap
+        from ruamel.yaml.error import MarkedYAMLError
+
+        self.path = path
+        self.original = path.read_text(encoding="utf-8") if path.exists() else ""
+        self.yaml = YAML()
+        self.yaml.preserve_quotes = True
+        self.yaml.width = 4096  # never re-wrap the user's long lines
+        try:
+            data = self.yaml.load(self.original) if self.original.strip() else None
+        except MarkedYAMLError as exc:
+            mark = exc.problem_mark or exc.context_mark
+            line = mark.line + 1 if mark is not None else None
+            raise ConfigError(path, line, f"not valid YAML ({exc.problem})") from None
+        if data is None:
+            data = CommentedMap()
+        if not isinstance(data, CommentedMap):
+            raise ConfigError(path, 1, "the top level is not a mapping")
+        self.data: Any = data
+        self._match_layout()
+
+    def _match_layout(self) -> None:
+        for mapping, sequence, offset in _INDENT_STYLES:
+            self.yaml.indent(mapping=mapping, sequence=sequence, offset=offset)
+            if not self.original.strip() or self.dump() == self.original:
+                return
+        self.yaml.indent(mapping=2, sequence=2, offset=0)
+
+    def dump(self) -> str:
+        out = io.StringIO()
+        self.yaml.dump(self.data, out)
+        return out.getvalue()
+
+    def plugins_section(self, create: bool) -> Any:
+        """The `plugins:` mapping (created when asked); ConfigError if it has the wrong shape."""
+        from ruamel.yaml.comments import CommentedMap, CommentedSeq
+
+        section = self.data.get("plugins")
+        if section is None:
+            if not create:
+                return None
+            section = self.data["plugins"] = CommentedMap()
+        if not isinstance(section, dict):
+            raise ConfigError(self.path, self._line_of("plugins"), "`plugins` is not a mapping")
+        for key in ("enabled", "disabled"):
+            value = section.get(key)
+            if value is not None and not isinstance(value, list):
+                line = self._line_of("plugins")
+                raise ConfigError(self.path, line, f"`plugins.{key}` is not a list")
+        if create and section.get("enabled") is None:
+            section["enabled"] = CommentedSeq()
+        return section
+
+    def _line_of(self, key: str) -> int | None:
+        try:
+            return int(self.data.lc.key(key)[0]) + 1
+        except (AttributeError, KeyError, TypeError):
+            return None
+
+
+def _write_plugin(report: InstallReport, memory: str | None) -> None:
+    target = plugin_dir()
+    source = resources.files("funes.plugins") / "hermes"
+    for name in PLUGIN_FILES:
+        if write_atomic(target / name, (source / name).read_bytes(), backup=False):
+            report.changed.append(target / name)
+    bound = {"command": funes_command(), "memory": memory}
+    if write_atomic(target / "funes.json", json.dumps(bound, indent=2) + "\n", backup=False):
+        report.changed.append(target / "funes.json")
+
+
+class HermesInstaller:
+    agent = "hermes"
+
+    def install(self, memory: str | None = None) -> InstallReport:
+        report = InstallReport(agent=self.agent)
+        config = _Config(config_path())  # refuse before touching anything
+        plugins = config.plugins_section(create=True)
+
+        _write_plugin(report, memory)
+        if PLUGIN_NAME not in plugins["enabled"]:
+            plugins["enabled"].append(PLUGIN_NAME)
+        disabled = plugins.get("disabled")
+        if disabled and PLUGIN_NAME in disabled:
+            disabled.remove(PLUGIN_NAME)
+            report.notes.append("funes was in plugins.disabled of config.yaml; it is enabled now")
+        if write_atomic(config.path, config.dump()):
+            report.changed.append(config.path)
+        report.notes.append(
+            f"Hermes loads the funes plugin from {plugin_dir()} (enabled in {config.path}; "
+            "`hermes plugins list` shows it): tools funes_recall and funes_get, and every turn "
+            "is indexed when it ends. Restart running Hermes sessions."
+        )
+        return report
+
+    def uninstall(self) -> InstallReport:
+        report = InstallReport(agent=self.agent)
+        config = _Config(config_path())
+        plugins = config.plugins_section(create=False)
+        if plugins is not None and PLUGIN_NAME in (plugins.get("enabled") or []):
+            plugins["enabled"].remove(PLUGIN_NAME)
+            # An empty allow-list and a missing one both mean "no user plugins"; drop what is left
+            # empty so a config funes created ends as it began.
+            if not plugins["enabled"]:
+                del plugins["enabled"]
+            if not plugins:
+                del config.data["plugins"]
+            if write_atomic(config.path, config.dump()):
+                report.changed.append(config.path)
+        target = plugin_dir()
+        if target.exists():
+            report.changed.extend(path for path in sorted(target.iterdir()) if path.is_file())
+            shutil.rmtree(target)
+        return report
+
+    def status(self) -> dict[str, object]:
+        try:
+            plugins = _Config(config_path()).plugins_section(create=False)
+        except ConfigError as exc:
+            return {"installed": False, "files": [], "problem": str(exc)}
+        enabled = plugins is not None and PLUGIN_NAME in (plugins.get("enabled") or [])
+        target = plugin_dir()
+        present = (target / "__init__.py").exists()
+        memory = None
+        if (target / "funes.json").exists():
+            try:
+                memory = json.loads((target / "funes.json").read_text()).get("memory")
+            except ValueError:
+                memory = None
+        files = [str(config_path())] if enabled else []
+        files += [str(path) for path in sorted(target.glob("*"))] if present else []
+        return {"installed": enabled and present, "files": files, "memory": memory}
+
+
+INSTALLER = HermesInstaller()

@@ -1,0 +1,151 @@
+"""Wire funes into pi: a local pi package (the TypeScript extension) listed in settings.json.
+
+pi has no MCP; its extensions register tools and lifecycle handlers. `funes add pi` copies the
+extension in `funes.plugins/pi/` to `$FUNES_HOME/integrations/pi/` with a `funes.json` naming the
+funes command and the bound memory, then lists that folder under `"packages"` in
+`~/.pi/agent/settings.json`: exactly what `pi install <folder>` does (so `pi list` shows it and
+`pi remove <folder>` works), without needing pi on PATH.
+
+settings.json is rewritten with its own indentation and key order; JSON has no comments to keep.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from funes.installers.base import ConfigError, InstallReport, funes_command, write_atomic
+from funes.paths import funes_home, pi_agent_dir
+
+# The files of `funes.plugins/pi/` that pi loads; funes.json is written next to them.
+PACKAGE_FILES: tuple[str, ...] = ("index.ts", "package.json")
+
+
+def package_dir() -> Path:
+    return funes_home() / "integrations" / "pi"
+
+
+def settings_path() -> Path:
+    return pi_agent_dir() / "settings.json"
+
+
+def _read_settings(path: Path) -> tuple[dict[str, Any], str]:
+    """The parsed settings object and its text ("" when absent); ConfigError if malformed."""
+    if not path.exists():
+        return {}, ""
+    text = path.read_text(encoding="utf-8")
+    if not text.strip():
+        return {}, text
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(path, exc.lineno, f"not valid JSON ({exc.msg})") from None
+    if not isinstance(data, dict):
+        raise ConfigError(path, 1, "the top level is not a JSON object")
+    packages = data.get("packages")
+    if packages is not None and not isinstance(packages, list):
+        raise ConfigError(path, _line_of_key(text, "packages"), '"packages" is not a list')
+    return data, text
+
+
+def _line_of_key(text: str, key: str) -> int | None:
+    needle = json.dumps(key)
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.lstrip().startswith(needle):
+            return number
+    return None
+
+
+def _dump_like(data: dict[str, Any], original: str) -> str:
+    """Serialise `data` in the layout of `original`: its indent unit and final newline."""
+    indent: int | str | None = 2
+    if original.strip():
+        indent = None
+        for line in original.splitlines()[1:]:
+            stripped = line.lstrip()
+            if stripped and len(stripped) < len(line):
+                unit = line[: len(line) - len(stripped)]
+                indent = unit if "\t" in unit else len(unit)
+                break
+    ends_with_newline = original.endswith("\n") or not original
+    text = json.dumps(data, indent=indent, ensure_ascii=False)
+    return text + "\n" if ends_with_newline else text
+
+
+def _is_ours(entry: object, ours: str) -> bool:
+    source = entry.get("source") if isinstance(entry, dict) else entry
+    return isinstance(source, str) and source.rstrip("/") == ours
+
+
+class PiInstaller:
+    agent = "pi"
+
+    def install(self, memory: str | None = None) -> InstallReport:
+        report = InstallReport(agent=self.agent)
+        settings = settings_path()
+        data, original = _read_settings(settings)  # refuse before touching anything
+
+        target = package_dir()
+        source = resources.files("funes.plugins") / "pi"
+        for name in PACKAGE_FILES:
+            if write_atomic(target / name, (source / name).read_bytes(), backup=False):
+                report.changed.append(target / name)
+        bound = {"command": funes_command(), "memory": memory}
+        if write_atomic(target / "funes.json", json.dumps(bound, indent=2) + "\n", backup=False):
+            report.changed.append(target / "funes.json")
+
+        packages = data.get("packages") or []
+        if not any(_is_ours(entry, str(target)) for entry in packages):
+            data["packages"] = [*packages, str(target)]
+            if write_atomic(settings, _dump_like(data, original)):
+                report.changed.append(settings)
+        report.notes.append(
+            f"pi loads the funes package from {target} (listed in {settings}; `pi list` shows "
+            "it): tools `recall` and `get`, and every prompt is indexed when it ends. "
+            "Restart running pi sessions, or type /reload."
+        )
+        return report
+
+    def uninstall(self) -> InstallReport:
+        report = InstallReport(agent=self.agent)
+        settings = settings_path()
+        data, original = _read_settings(settings)
+        target = package_dir()
+        packages = data.get("packages")
+        if packages is not None:
+            kept = [entry for entry in packages if not _is_ours(entry, str(target))]
+            if len(kept) != len(packages):
+                if kept:
+                    data["packages"] = kept
+                else:
+                    del data["packages"]
+                if write_atomic(settings, _dump_like(data, original)):
+                    report.changed.append(settings)
+        if target.exists():
+            report.changed.extend(path for path in sorted(target.iterdir()) if path.is_file())
+            shutil.rmtree(target)
+        return report
+
+    def status(self) -> dict[str, object]:
+        target = package_dir()
+        try:
+            data, _ = _read_settings(settings_path())
+        except ConfigError as exc:
+            return {"installed": False, "files": [], "problem": str(exc)}
+        listed = any(_is_ours(entry, str(target)) for entry in data.get("packages") or [])
+        present = (target / "index.ts").exists()
+        memory = None
+        if (target / "funes.json").exists():
+            try:
+                memory = json.loads((target / "funes.json").read_text()).get("memory")
+            except ValueError:
+                memory = None
+        files = [str(settings_path())] if listed else []
+        files += [str(path) for path in sorted(target.glob("*"))] if present else []
+        return {"installed": listed and present, "files": files, "memory": memory}
+
+
+INSTALLER = PiInstaller()

@@ -1,0 +1,91 @@
+"""The real Codex CLI, driven by the scripted model, with `funes add codex --trust-hooks`: it
+lists the funes MCP server, `codex exec` calls recall on its own and receives the seeded passage
+with its provenance, its hooks index the turn just run, and `funes remove codex` gives the user
+back their config files byte for byte."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from agent_harness import (
+    make_agent_env,
+    require_agent,
+    stub_model,
+    wait_for_hook_worker,
+    write_claude_transcript,
+)
+
+pytestmark = [pytest.mark.agents, pytest.mark.slow]
+
+SEED_SESSION = "5eed0c0d-0000-4000-8000-0000000c0de0"
+FACT = "The wombat-sextant importer retries 17 times because the vendor SFTP drops every 5th login."
+QUESTION = "how many times does the wombat-sextant importer retry"
+TURN_MARKER = "hornwort4417"
+
+USER_CONFIG = """\
+# the user's own Codex config
+model = "stub-model"
+model_provider = "stub"   # scripted model on loopback
+
+[model_providers.stub]
+name = "Stub"
+base_url = "{base_url}/v1"
+wire_api = "responses"
+env_key = "STUB_API_KEY"
+
+[mcp_servers.users_own]
+command = "/bin/true"
+"""
+USER_HOOKS = '{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "true"}]}]}}\n'
+
+
+def test_codex_recalls_through_mcp_and_indexes_its_turn(tmp_path: Path) -> None:
+    codex = require_agent("codex")
+    sandbox = make_agent_env(tmp_path, "codex", STUB_API_KEY="dummy")
+    codex_home = sandbox.home / ".codex"
+    sandbox.env["CODEX_HOME"] = str(codex_home)
+    codex_home.mkdir()
+    seed = write_claude_transcript(
+        sandbox.root / "fixture", sandbox.home / "old", SEED_SESSION, [(QUESTION + "?", FACT)]
+    )
+    assert sandbox.funes("index", str(seed)).returncode == 0
+
+    with stub_model(tmp_path / "stub", tool_re="recall", tool_args={"query": QUESTION}) as stub:
+        user_config = USER_CONFIG.format(base_url=stub.base_url)
+        (codex_home / "config.toml").write_text(user_config)
+        (codex_home / "hooks.json").write_text(USER_HOOKS)
+
+        added = sandbox.funes("add", "codex", "--yes", "--trust-hooks", "--json")
+        assert added.returncode == 0, added.stderr
+        assert str(codex_home / "config.toml") in json.loads(added.stdout)["changed"]
+
+        # (1) Codex sees the server.
+        listed = sandbox.run([codex, "mcp", "list", "--json"])
+        assert any(s.get("name") == "funes" for s in json.loads(listed.stdout)), listed.stdout
+
+        # (2) A scripted turn: the model calls recall; Codex runs it through funes mcp.
+        turn = sandbox.run(
+            [codex, "exec", "--skip-git-repo-check", f"Remember {TURN_MARKER}. How many retries?"],
+            timeout=240,
+        )
+        assert turn.returncode == 0, turn.stderr[-2000:]
+        results = stub.tool_results()
+    passage = next((r for r in results if "17 times" in r), None)
+    assert passage is not None, results
+    assert SEED_SESSION in passage  # provenance: the get line names the session it came from
+
+    # (3) The trusted Stop hook (and notify) queued the turn; the worker indexed it.
+    wait_for_hook_worker(sandbox.funes_home, timeout=240)
+    found = sandbox.funes("recall", TURN_MARKER, "--json", "--harness", "codex")
+    assert found.returncode == 0, found.stderr
+    assert TURN_MARKER in found.stdout
+
+    # (4) Remove: the user's files come back byte for byte; the memory is kept.
+    removed = sandbox.funes("remove", "codex")
+    assert removed.returncode == 0, removed.stderr
+    config_after = (codex_home / "config.toml").read_text()
+    assert "funes" not in config_after
+    assert config_after == user_config
+    assert (codex_home / "hooks.json").read_text() == USER_HOOKS

@@ -1,0 +1,47 @@
+"""The Hermes plugin's side of the hook contract, run without Hermes: what it hands `funes hook`."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from funes.hook import queue_dir, spool_entry
+from funes.plugins import hermes as plugin
+
+FUNES_BIN = Path(sys.executable).with_name("funes")
+
+
+@pytest.fixture
+def hermes_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path / "hermes"
+    monkeypatch.setenv("HERMES_HOME", str(home))
+    monkeypatch.setenv("FUNES_BIN", str(FUNES_BIN))
+    monkeypatch.chdir(tmp_path)
+    return home
+
+
+def test_the_hook_payload_names_the_session_and_its_database(hermes_home: Path, tmp_path) -> None:
+    # What `funes hook hermes` makes of the payload (the end-to-end run in test_agents_hermes.py
+    # proves the plugin delivers it; here no detached worker is started).
+    payload = plugin.hook_payload(
+        "20260102_030405_abcdef", "on_session_end", completed=True, interrupted=False, model="m"
+    )
+    entry = spool_entry("hermes", payload)
+
+    assert entry["agent"] == "hermes"
+    assert entry["session_id"] == "20260102_030405_abcdef"
+    assert entry["transcript_path"] == str(hermes_home / "state.db")
+    assert entry["cwd"] == str(tmp_path)
+
+
+def test_a_hook_without_a_session_queues_nothing(hermes_home: Path) -> None:
+    plugin.on_session_end(session_id="")
+    assert not list(queue_dir().glob("*.json"))
+
+
+def test_a_missing_funes_never_raises_into_hermes(hermes_home: Path, monkeypatch) -> None:
+    monkeypatch.setenv("FUNES_BIN", str(hermes_home / "no-such-funes"))
+    plugin.on_session_end(session_id="20260102_030405_abcdef")
+    assert plugin.recall({"query": "anything"}).startswith("funes_recall error:")

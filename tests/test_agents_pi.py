@@ -1,0 +1,176 @@
+"""The real pi, driven by the scripted model, with funes added: sees it, recalls, gets indexed.
+
+One sandbox runs the whole story in order (each step needs the one before): a past pi session
+with a unique fact is indexed; `funes add pi`; pi lists the package and offers the tools; a
+scripted prompt makes pi call `recall` on its own and the model receives the seeded passage with
+its provenance; the `agent_end` hook indexes the new turn; `funes remove pi` leaves the user's
+settings as they were.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+from agent_harness import (
+    AgentEnv,
+    make_agent_env,
+    require_agent,
+    stub_model,
+    wait_for,
+    wait_for_hook_worker,
+)
+
+pytestmark = [pytest.mark.agents, pytest.mark.slow]
+
+SEED_SESSION = "0199c0de-5eed-7000-8000-00000000fac7"
+FACT = (
+    "We pinned the kumquat-zephyr proxy to port 7431 because the legacy billing gateway "
+    "rejects TLS 1.3 handshakes."
+)
+QUESTION = "which port is the kumquat-zephyr proxy pinned to"
+# A word only the new turn contains, to find it again after the hook indexed it.
+TURN_MARKER = "quillwort5521"
+
+
+def write_pi_session(home: Path, cwd: str, session_id: str, user: str, assistant: str) -> Path:
+    """A finished pi session (format v3) where pi keeps sessions, as pi itself writes them."""
+    slug = "--" + cwd.strip("/").replace("/", "-") + "--"
+    path = (
+        home / ".pi" / "agent" / "sessions" / slug / f"2026-01-02T03-04-05-000Z_{session_id}.jsonl"
+    )
+    path.parent.mkdir(parents=True, exist_ok=True)
+    stamp = "2026-01-02T03:04:05.000Z"
+    usage = {"input": 10, "output": 20, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 30}
+    records = [
+        {"type": "session", "version": 3, "id": session_id, "timestamp": stamp, "cwd": cwd},
+        {
+            "type": "message",
+            "id": "a1b2c3d4",
+            "parentId": None,
+            "timestamp": stamp,
+            "message": {
+                "role": "user",
+                "content": [{"type": "text", "text": user}],
+                "timestamp": 1,
+            },
+        },
+        {
+            "type": "message",
+            "id": "e5f6a7b8",
+            "parentId": "a1b2c3d4",
+            "timestamp": "2026-01-02T03:04:09.000Z",
+            "message": {
+                "role": "assistant",
+                "content": [{"type": "text", "text": assistant}],
+                "api": "openai-completions",
+                "provider": "stub",
+                "model": "stub-model",
+                "usage": usage,
+                "stopReason": "stop",
+                "timestamp": 2,
+            },
+        },
+    ]
+    path.write_text("".join(json.dumps(record) + "\n" for record in records))
+    return path
+
+
+def write_stub_provider(env: AgentEnv, base_url: str) -> None:
+    models = {
+        "providers": {
+            "stub": {
+                "baseUrl": f"{base_url}/v1",
+                "api": "openai-completions",
+                "apiKey": "dummy",
+                "compat": {"supportsDeveloperRole": False, "supportsReasoningEffort": False},
+                "models": [{"id": "stub-model", "name": "Stub", "contextWindow": 128000}],
+            }
+        }
+    }
+    (env.home / ".pi" / "agent" / "models.json").write_text(json.dumps(models))
+
+
+def write_user_package(env: AgentEnv) -> Path:
+    """The user's own local pi package, which funes must leave alone."""
+    package = env.home / "my-pi-tools"
+    package.mkdir()
+    (package / "package.json").write_text(
+        json.dumps({"name": "my-pi-tools", "pi": {"extensions": ["./index.ts"]}})
+    )
+    (package / "index.ts").write_text("export default function () {}\n")
+    return package
+
+
+def test_pi_with_funes_recalls_a_past_session_and_indexes_its_own_turn(tmp_path: Path) -> None:
+    pi = require_agent("pi")
+    env = make_agent_env(tmp_path, "pi", PI_SKIP_VERSION_CHECK="1", PI_TELEMETRY="0")
+    settings = env.home / ".pi" / "agent" / "settings.json"
+    settings.parent.mkdir(parents=True)
+    user_package = write_user_package(env)
+    user_settings = {"quietStartup": True, "packages": [str(user_package)]}
+    settings.write_text(json.dumps(user_settings, indent=2) + "\n")
+
+    seed = write_pi_session(
+        env.home, "/home/dev/billing", SEED_SESSION, "Why does the proxy fail on TLS?", FACT
+    )
+    indexed = env.funes("index", str(seed))
+    assert indexed.returncode == 0, indexed.stderr
+
+    added = env.funes("add", "pi", "--yes")
+    assert added.returncode == 0, added.stderr
+    package = env.funes_home / "integrations" / "pi"
+
+    # 1. pi's own CLI sees the funes package next to the user's.
+    listed = env.run([pi, "list"], timeout=60)
+    assert str(package) in listed.stdout and str(user_package) in listed.stdout, listed.stdout
+
+    # 2. A scripted prompt: pi calls recall on its own; the model gets the seeded passage.
+    with stub_model(tmp_path / "stub", tool_re="^recall$", tool_args={"query": QUESTION}) as stub:
+        write_stub_provider(env, stub.base_url)
+        prompt = f"Which port did we pin the kumquat-zephyr proxy to? ({TURN_MARKER})"
+        run = env.run(
+            [pi, "--provider", "stub", "--model", "stub-model", "-p", prompt],
+            timeout=180,
+            stdin=subprocess.DEVNULL,
+        )
+        assert run.returncode == 0, run.stderr
+        offered = {
+            (tool.get("function") or tool).get("name")
+            for request in stub.requests()
+            for tool in (request.get("body") or {}).get("tools") or []
+        }
+        assert {"recall", "get"} <= offered
+        results = [text for text in stub.tool_results() if "kumquat-zephyr" in text]
+    assert results, stub.tool_results()
+    passage = results[0]
+    assert "port 7431" in passage
+    # Provenance: the exact turn of the seeded session, and the agent and project it came from.
+    assert f"get {SEED_SESSION} e5f6a7b8" in passage
+    header = next(line for line in passage.splitlines() if SEED_SESSION[:8] in line)
+    assert " pi " in header and "/home/dev/billing" in header
+
+    # 3. The agent_end hook queued the new session; the detached worker indexed it.
+    new_sessions = [
+        p for p in (env.home / ".pi" / "agent" / "sessions").rglob("*.jsonl") if p != seed
+    ]
+    assert len(new_sessions) == 1
+    new_session_id = new_sessions[0].stem.split("_", 1)[1]
+    wait_for_hook_worker(env.funes_home)
+
+    def recalls_the_new_turn() -> str:
+        found = env.funes("recall", "--format", "agent", "--harness", "pi", "--", TURN_MARKER)
+        return found.stdout if new_session_id in found.stdout else ""
+
+    assert TURN_MARKER in wait_for(recalls_the_new_turn, 60)
+
+    # 4. funes remove pi: no funes entry anywhere in pi's config; the user's settings are intact.
+    removed = env.funes("remove", "pi")
+    assert removed.returncode == 0, removed.stderr
+    assert json.loads(settings.read_text()) == user_settings
+    assert "funes" not in settings.read_text()
+    assert not package.exists()
+    listed = env.run([pi, "list"], timeout=60)
+    assert str(package) not in listed.stdout and str(user_package) in listed.stdout

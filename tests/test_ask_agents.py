@@ -1,0 +1,86 @@
+"""`funes ask` against the real agent CLIs, driven by the scripted model (tests/ask_model_stub.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from funes.ask import AgentFailed, build_prompt, run_agent
+from ask_fixtures import (
+    ScriptedModel,
+    offered_tool_names,
+    request_text,
+    scripted_model,  # noqa: F401  (fixture)
+    setup_agent,
+)
+
+pytestmark = pytest.mark.agents
+
+AGENTS = ("claude", "codex", "pi", "hermes")
+PASSAGES = """\
+[2026-03-04T10:11:12Z] claude_code /home/dev/shop/5f1c2a9e text  score=0.912
+  → get 5f1c2a9e-0000-4000-8000-000000000001 7d2e0000-0000-4000-8000-000000000002 --memory /m
+We dropped the redis cache because eviction storms doubled p99 latency during the sale.
+---"""
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_the_model_gets_the_passages_and_no_tools_and_stdout_is_its_answer(
+    agent: str, tmp_path: Path, scripted_model: ScriptedModel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = setup_agent(agent, tmp_path, scripted_model, monkeypatch)
+    prompt = build_prompt("why did we drop the redis cache?", PASSAGES)
+
+    answer = run_agent(agent, prompt, timeout_s=240)
+
+    asked = [r for r in scripted_model.model_requests() if "RECALLED PASSAGES" in request_text(r)]
+    assert asked, "the model never received the funes prompt"
+    for request in asked:
+        body = request_text(request)
+        assert "why did we drop the redis cache?" in body
+        assert "eviction storms doubled p99 latency" in body
+        assert "5f1c2a9e" in body
+        tools = offered_tool_names(request)
+        if agent == "codex":  # Codex keeps a few harmless built-ins (view_image, goals)
+            assert not {"exec_command", "shell", "spawn_agent"} & set(tools), tools
+            assert not [name for name in tools if "recall" in name or "mcp" in name], tools
+        else:
+            assert tools == []
+    assert answer == scripted_model.replies()[-1]
+    assert "eviction storms" in answer
+    assert not home.mcp_log.exists(), "the funes MCP server was started or called"
+    assert not home.hook_log.exists(), "a user hook fired during the ask run"
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_off_topic_passages_get_the_not_supported_answer(
+    agent: str, tmp_path: Path, scripted_model: ScriptedModel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    setup_agent(agent, tmp_path, scripted_model, monkeypatch)
+    prompt = build_prompt("what is the capital of mongolia?", PASSAGES)
+
+    answer = run_agent(agent, prompt, timeout_s=240)
+
+    assert answer == scripted_model.replies()[-1]
+    assert "do not support an answer" in answer
+    assert "funes add" in answer
+
+
+@pytest.mark.parametrize("agent", ["claude", "codex"])
+def test_an_unreachable_model_fails_with_the_agent_exit_code(
+    agent: str, tmp_path: Path, scripted_model: ScriptedModel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    setup_agent(agent, tmp_path, scripted_model, monkeypatch)
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:9")
+    monkeypatch.setenv("CLAUDE_CODE_MAX_RETRIES", "0")
+    codex_config = tmp_path / "home/.codex/config.toml"
+    if codex_config.exists():
+        text = codex_config.read_text().replace(f":{scripted_model.port}/", ":9/")
+        codex_config.write_text(text + "stream_max_retries = 0\nrequest_max_retries = 0\n")
+
+    with pytest.raises(AgentFailed) as failure:
+        run_agent(agent, build_prompt("why?", PASSAGES), timeout_s=240)
+
+    assert failure.value.exit_code not in (0, None)
+    assert str(failure.value).startswith(f"{agent} exited with code {failure.value.exit_code}")

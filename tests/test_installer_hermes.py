@@ -1,0 +1,154 @@
+"""`funes add hermes` / `remove hermes` at the file level: the plugin folder and config.yaml."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from funes.installers import installer_for
+from funes.installers.base import ConfigError
+from funes.installers.hermes import config_path, plugin_dir
+
+# A user's config.yaml: comments, odd spacing, quoting, indented sequences, another plugin.
+USER_CONFIG = """# my Hermes setup
+model:
+  provider: custom   # local server
+  base_url: "http://127.0.0.1:8080/v1"
+  default: 'my-model'
+plugins:
+  enabled:
+    - disk-cleanup   # keep this one
+toolsets:
+  - hermes-cli
+
+# the end
+"""
+
+
+@pytest.fixture
+def installer():
+    return installer_for("hermes")
+
+
+def _write_config(text: str) -> None:
+    config_path().parent.mkdir(parents=True, exist_ok=True)
+    config_path().write_text(text)
+
+
+def _snapshot(root: Path) -> dict[str, bytes]:
+    return {str(p): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_install_writes_the_plugin_and_enables_it(installer, monkeypatch) -> None:
+    monkeypatch.setenv("FUNES_BIN", "/opt/funes/bin/funes")
+    report = installer.install("acme/team-memory")
+
+    target = plugin_dir()
+    assert {p.name for p in target.iterdir()} == {"plugin.yaml", "__init__.py", "funes.json"}
+    assert "name: funes" in (target / "plugin.yaml").read_text()
+    assert json.loads((target / "funes.json").read_text()) == {
+        "command": ["/opt/funes/bin/funes"],
+        "memory": "acme/team-memory",
+    }
+    assert config_path().read_text() == "plugins:\n  enabled:\n  - funes\n"
+    assert config_path() in report.changed
+    assert installer.status() | {"files": []} == {
+        "installed": True,
+        "files": [],
+        "memory": "acme/team-memory",
+    }
+
+
+def test_comments_quotes_and_order_survive(installer) -> None:
+    _write_config(USER_CONFIG)
+
+    installer.install()
+
+    assert config_path().read_text() == USER_CONFIG.replace(
+        "    - disk-cleanup   # keep this one\n",
+        "    - disk-cleanup   # keep this one\n    - funes\n",
+    )
+
+
+def test_unindented_sequences_stay_unindented(installer) -> None:
+    flat = "toolsets:\n- hermes-cli\nplugins:\n  enabled:\n  - disk-cleanup\n"
+    _write_config(flat)
+
+    installer.install()
+
+    assert config_path().read_text() == flat + "  - funes\n"
+
+
+def test_second_install_changes_no_byte(installer, tmp_path) -> None:
+    _write_config(USER_CONFIG)
+    installer.install()
+    before = _snapshot(tmp_path)
+
+    report = installer.install()
+
+    assert report.changed == []
+    assert _snapshot(tmp_path) == before
+
+
+def test_backup_of_the_original_config_is_kept(installer) -> None:
+    _write_config(USER_CONFIG)
+
+    installer.install()
+    installer.install("other")
+
+    backup = config_path().with_name("config.yaml.funes-backup")
+    assert backup.read_text() == USER_CONFIG
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "problem"),
+    [
+        ("model:\n  provider: custom\n  base_url: [unclosed\nplugins: {}\n", 4, "not valid YAML"),
+        ("- just\n- a list\n", 1, "not a mapping"),
+        ("model: {}\nplugins:\n  - funes\n", 2, "`plugins` is not a mapping"),
+        ("model: {}\nplugins:\n  enabled: funes\n", 2, "`plugins.enabled` is not a list"),
+    ],
+)
+def test_malformed_config_is_refused_untouched(installer, text, line, problem) -> None:
+    _write_config(text)
+
+    with pytest.raises(ConfigError) as caught:
+        installer.install()
+
+    assert f"{config_path()}:{line}" in str(caught.value)
+    assert problem in str(caught.value)
+    assert config_path().read_text() == text
+    assert not plugin_dir().exists()  # refused before anything was written
+    with pytest.raises(ConfigError):
+        installer.uninstall()
+    assert config_path().read_text() == text
+
+
+def test_remove_restores_the_users_config_and_deletes_the_plugin(installer) -> None:
+    _write_config(USER_CONFIG)
+    installer.install()
+    (plugin_dir() / "__pycache__").mkdir()  # what Hermes leaves after importing the plugin
+    (plugin_dir() / "__pycache__" / "x.pyc").write_bytes(b"")
+
+    installer.uninstall()
+
+    assert config_path().read_text() == USER_CONFIG
+    assert not plugin_dir().exists()
+    assert installer.status()["installed"] is False
+    assert installer.uninstall().changed == []  # idempotent
+
+
+def test_remove_prunes_the_plugins_section_funes_created(installer) -> None:
+    _write_config("model:\n  default: m  # mine\n")
+    installer.install()
+    installer.uninstall()
+    assert config_path().read_text() == "model:\n  default: m  # mine\n"
+
+
+def test_install_re_enables_funes_the_user_had_disabled(installer) -> None:
+    _write_config("plugins:\n  disabled:\n  - funes\n")
+    report = installer.install()
+    assert config_path().read_text() == "plugins:\n  disabled: []\n  enabled:\n  - funes\n"
+    assert any("plugins.disabled" in note for note in report.notes)
