@@ -22,11 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
-WORDS = (
-    "cache redis deploy bucket lance index vector query test fixture parser session turn "
-    "chunk embed model token retry commit branch merge config docker build error stack "
-    "trace timeout worker queue schema column table migrate rollback latency memory"
-).split()
+WORDS = ["cache", "redis", "deploy", "bucket", "lance", "index", "vector", "query", "test", "fixture", "parser", "session", "turn", "chunk", "embed", "model", "token", "retry", "commit", "branch", "merge", "config", "docker", "build", "error", "stack", "trace", "timeout", "worker", "queue", "schema", "column", "table", "migrate", "rollback", "latency", "memory"]
 
 
 def synthetic_sessions(n_chunks: int, seed: int = 1) -> dict[str, list[str]]:

@@ -126,6 +126,8 @@ def drain_once() -> list[Path]:
     if not files:
         return []
     entries = [(f, e) for f in files if (e := _read_entry(f)) is not None]
+    fired = sorted({f"{e.get('agent')} {e.get('event') or '(no event)'}" for _, e in entries})
+    log.info("draining %d queued firing(s): %s", len(entries), ", ".join(fired))
     transcripts: list[Path] = []
     catch_up: set[str] = set()
     for _, entry in entries:

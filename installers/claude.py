@@ -65,7 +65,9 @@ def render_plugin(memory: str | None) -> dict[Path, bytes]:
         if relative.name == "plugin.json":
             manifest = json.loads(path.read_text())
             args = [*funes[1:], "mcp", *([memory] if memory else [])]
-            manifest["mcpServers"]["funes"] = {"command": funes[0], "args": args}
+            # alwaysLoad: Claude Code waits for the server before the first model call (`-p`
+            # otherwise races it) and never defers its tools behind ToolSearch.
+            manifest["mcpServers"]["funes"] |= {"command": funes[0], "args": args}
             files[relative] = _json_bytes(manifest)
         elif relative.name == "hooks.json":
             hooks = json.loads(path.read_text())

@@ -74,12 +74,19 @@ class AgentEnv:
         return self.home / "proj"
 
     def run(
-        self, argv: list[str | Path], *, timeout: float = 120, cwd: Path | None = None, **kw: Any
+        self,
+        argv: list[str | Path],
+        *,
+        timeout: float = 120,
+        cwd: Path | None = None,
+        env: dict[str, str] | None = None,
+        **kw: Any,
     ) -> subprocess.CompletedProcess[str]:
-        """Run `argv` in the sandbox; output captured as text; never raises on a non-zero exit."""
+        """Run `argv` in the sandbox (or in `env`); output captured as text; never raises on a
+        non-zero exit."""
         return subprocess.run(
             [str(a) for a in argv],
-            env=self.env,
+            env=env if env is not None else self.env,
             cwd=cwd or self.project,
             capture_output=True,
             text=True,

@@ -74,6 +74,7 @@ def test_claude_code_recalls_through_the_plugin_and_indexes_its_turn(tmp_path: P
 
     # (3) The Stop hook queued the turn; the worker indexed it.
     wait_for_hook_worker(sandbox.funes_home, timeout=240)
+    assert "claude Stop" in (sandbox.funes_home / "logs" / "worker.log").read_text()
     found = sandbox.funes("recall", TURN_MARKER, "--json")
     assert found.returncode == 0, found.stderr
     assert new_session in found.stdout

@@ -78,6 +78,8 @@ def test_codex_recalls_through_mcp_and_indexes_its_turn(tmp_path: Path) -> None:
 
     # (3) The trusted Stop hook (and notify) queued the turn; the worker indexed it.
     wait_for_hook_worker(sandbox.funes_home, timeout=240)
+    worker_log = (sandbox.funes_home / "logs" / "worker.log").read_text()
+    assert "codex Stop" in worker_log  # the trusted hook ran, not only the notify fallback
     found = sandbox.funes("recall", TURN_MARKER, "--json", "--harness", "codex")
     assert found.returncode == 0, found.stderr
     assert TURN_MARKER in found.stdout

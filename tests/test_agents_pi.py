@@ -170,7 +170,6 @@ def test_pi_with_funes_recalls_a_past_session_and_indexes_its_own_turn(tmp_path:
     removed = env.funes("remove", "pi")
     assert removed.returncode == 0, removed.stderr
     assert json.loads(settings.read_text()) == user_settings
-    assert "funes" not in settings.read_text()
     assert not package.exists()
     listed = env.run([pi, "list"], timeout=60)
     assert str(package) not in listed.stdout and str(user_package) in listed.stdout

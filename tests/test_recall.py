@@ -12,6 +12,12 @@ from funes.retrieve import format_agent, recall
 from funes.retrieve.recency import parse_ts, recency_weight
 
 
+@pytest.fixture(autouse=True)
+def first_pass_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The second pass has its own tests (test_recall_second_pass.py); these pin the first pass.
+    monkeypatch.setenv("FUNES_RERANKER", "none")
+
+
 @pytest.fixture
 def memory() -> Path:
     return build_memory(sample_turns())

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from funes.retrieve.minilm import load_minilm
-from funes.retrieve.vector_cache import VectorCache, text_key
+from funes.retrieve.vector_cache import VectorCache, cache_dir, text_key
 
 if TYPE_CHECKING:
     import numpy as np
@@ -81,11 +81,14 @@ class MiniLMPass:
         self.encoder = encoder
         self.model_id = encoder.model_id
         self._cache: VectorCache | None = None
+        self._cache_dir: Path | None = None
 
     def _vector_cache(self) -> VectorCache | None:
-        if self._cache is None:
+        # The model stays loaded for the process; the cache follows FUNES_HOME if it moves.
+        if self._cache is None or self._cache_dir != cache_dir():
             try:
                 self._cache = VectorCache.open(self.model_id, self.encoder.dim, create=True)
+                self._cache_dir = cache_dir()
             except OSError:
                 return None  # a read-only home: score live, store nothing
         return self._cache

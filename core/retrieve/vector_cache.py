@@ -108,4 +108,6 @@ class VectorCache:
         if has_index:
             self.table.optimize()
         elif self.count():
-            self.table.create_scalar_index("key", replace=True)
+            from lancedb.index import BTree
+
+            self.table.create_index("key", config=BTree(), replace=True)

@@ -1,0 +1,62 @@
+"""`funes recall` on the command line: formats, --json, errors as one line."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+from recall_fixtures import build_memory, sample_turns
+
+from funes.cli import main
+
+
+@pytest.fixture(autouse=True)
+def first_pass_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FUNES_RERANKER", "none")
+
+
+def test_agent_format_when_not_a_terminal_with_a_runnable_get_line() -> None:
+    memory = build_memory(sample_turns())
+    out = CliRunner().invoke(main, ["recall", "why", "did", "we", "drop", "redis", "-k", "1"])
+    assert out.exit_code == 0, out.output
+    lines = out.output.splitlines()
+    assert lines[0].startswith("funes recall: 1 passage(s) from memory")
+    assert lines[1].startswith("[2026-03-01T10:00:00Z] claude_code /home/dev/shop s-shop-0 ")
+    assert lines[2] == f"  → funes get s-shop-0001 u2 --memory {memory}"
+    get = CliRunner().invoke(main, lines[2].split()[2:])
+    assert get.exit_code == 0 and "← asked" in get.output
+
+
+def test_json_output_and_filters() -> None:
+    build_memory(sample_turns())
+    out = CliRunner().invoke(
+        main, ["recall", "backup", "--harness", "codex", "--since", "2025-01-01", "--json"]
+    )
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.output)
+    assert data["second_pass"] == "none"
+    assert data["hits"] and {h["harness"] for h in data["hits"]} == {"codex"}
+    assert data["hits"][0]["turn_uuid"] == "i1"
+
+
+def test_human_format_on_request() -> None:
+    build_memory(sample_turns())
+    out = CliRunner().invoke(main, ["recall", "redis", "--format", "human", "-k", "1"])
+    assert out.exit_code == 0
+    assert "1. 2026-03-01 10:00 · claude_code · /home/dev/shop" in out.output
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["recall", "x", "--since", "someday"], "can't read the time 'someday'"),
+        (["recall", "x"], "no memory to recall from yet — run `funes add <agent>`"),
+    ],
+)
+def test_errors_are_one_line(args: list[str], message: str) -> None:
+    if "--since" in args:
+        build_memory(sample_turns())
+    out = CliRunner().invoke(main, args)
+    assert out.exit_code == 1
+    assert len(out.output.strip().splitlines()) == 1 and message in out.output
