@@ -78,13 +78,16 @@ def main() -> None:
         "funes hook (stdin left open)": (hook, payload, False),
         "python -m funes.hook (no click)": (module_hook, payload, True),
     }
-    results: dict[str, dict[str, float]] = {}
+    samples: dict[str, list[float]] = {name: [] for name in cases}
     with open(home / "queue" / ".worker.lock", "a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # a worker is "running": hooks only queue
-        for name, (argv, data, close) in cases.items():
+        for argv, data, close in cases.values():
             _time_run(argv, data, env, close)  # warm the page cache and bytecode
-            samples = [_time_run(argv, data, env, close) for _ in range(args.runs)]
-            results[name] = _summary(samples)
+        # Round-robin, so a load spike on the shared machine hits every case alike.
+        for _ in range(args.runs):
+            for name, (argv, data, close) in cases.items():
+                samples[name].append(_time_run(argv, data, env, close))
+    results: dict[str, dict[str, float]] = {n: _summary(t) for n, t in samples.items()}
     spawning = [_time_run(hook, payload, env, True) for _ in range(args.runs)]
     results["funes hook, spawning a worker"] = _summary(spawning)
     base = results["python -c pass"]["p50_ms"]

@@ -101,7 +101,12 @@ def main() -> None:
             result = recall(q["question"], **kwargs)
             latencies.append(time.perf_counter() - started)
             second_passes.add(result.second_pass)
-            hits = [{"session_id": h.session_id, "turn_uuid": h.turn_uuid} for h in result.hits]
+            # seq is the turn's index among the session's messages: the scorer's turn_index, which
+            # names Codex turns (their uuids are synthetic).
+            hits = [
+                {"session_id": h.session_id, "turn_uuid": h.turn_uuid, "turn_index": h.seq}
+                for h in result.hits
+            ]
             sink.write(json.dumps({"id": q["id"], "hits": hits}) + "\n")
     latencies.sort()
     print(

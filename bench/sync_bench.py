@@ -22,7 +22,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
-WORDS = ["cache", "redis", "deploy", "bucket", "lance", "index", "vector", "query", "test", "fixture", "parser", "session", "turn", "chunk", "embed", "model", "token", "retry", "commit", "branch", "merge", "config", "docker", "build", "error", "stack", "trace", "timeout", "worker", "queue", "schema", "column", "table", "migrate", "rollback", "latency", "memory"]
+VOCABULARY = """
+cache redis deploy bucket lance index vector query test fixture parser session turn chunk embed
+model token retry commit branch merge config docker build error stack trace timeout worker queue
+schema column table migrate rollback latency memory
+"""
+WORDS = VOCABULARY.split()
 
 
 def synthetic_sessions(n_chunks: int, seed: int = 1) -> dict[str, list[str]]:
@@ -79,7 +84,8 @@ def main() -> None:
             sent = server.state.lfs_bytes_received - before
             print(
                 f"[{size}] indexed in {index_s:.1f}s; first push {push_s:.1f}s, "
-                f"{report.pushed} chunks, {sent / 1e6:.1f} MB LFS ({sent / max(report.pushed, 1):.0f} B/chunk)"
+                f"{report.pushed} chunks, {sent / 1e6:.1f} MB LFS "
+                f"({sent / max(report.pushed, 1):.0f} B/chunk)"
             )
 
             add_sessions(synthetic_sessions(20, seed=99))

@@ -115,11 +115,33 @@ def wired_agents() -> dict[str, dict[str, Any]]:
     return wired
 
 
-def agents_status() -> dict[str, Any]:
-    """For `funes status`: {"wired": {...as wired_agents()}, "queued": spool entries waiting}."""
+def agents_status() -> dict[str, dict[str, Any]]:
+    """For `funes status`: every wired agent → its record (as `wired_agents`), plus `queued`
+    (its hook firings waiting for the worker) and `config` (what its installer finds in the
+    agent's own config now, e.g. a Codex hook not trusted yet, or a config edited away)."""
+    from funes.installers import installer_for
+
+    queued = _queued_per_agent()
+    status: dict[str, dict[str, Any]] = {}
+    for agent, record in wired_agents().items():
+        try:
+            config: dict[str, Any] = dict(installer_for(agent).status())
+        except Exception as error:  # status must render even when an installer cannot look
+            config = {"error": str(error)}
+        status[agent] = {**record, "queued": queued.get(agent, 0), "config": config}
+    return status
+
+
+def _queued_per_agent() -> dict[str, int]:
+    counts: dict[str, int] = {}
     queue = funes_home() / "queue"
-    queued = len(list(queue.glob("*.json"))) if queue.is_dir() else 0
-    return {"wired": wired_agents(), "queued": queued}
+    for entry in queue.glob("*.json") if queue.is_dir() else []:
+        try:
+            agent = json.loads(entry.read_text()).get("agent", "")
+        except (OSError, ValueError, AttributeError):
+            continue  # drained (or half-read) meanwhile
+        counts[agent] = counts.get(agent, 0) + 1
+    return counts
 
 
 def add_agent(
@@ -178,12 +200,21 @@ def _seed_index(harness: str, budget_s: float, progress: Any) -> tuple[dict[str,
 
 
 def _publish(memory: str) -> str:
+    """Start publishing the local memory to a bound Hub memory; a note for any other binding."""
+    from funes.memory import is_remote_spec
+    from funes.paths import local_memory_dir
+
+    if not is_remote_spec(memory):
+        return (
+            f"the agent's recall reads {memory}; its turns are indexed into the local memory "
+            f"({local_memory_dir()})"
+        )
     try:
-        from funes.sync import publish_in_background  # type: ignore[attr-defined]
+        from funes.sync.push import publish_in_background
     except ImportError:
         return f"bound to {memory}; publishing is not available in this build (`funes push`)"
     publish_in_background(memory)
-    return f"bound to {memory}; publishing in the background"
+    return f"bound to {memory}; publishing the local memory there in the background (`funes push`)"
 
 
 def remove_agent(agent: str) -> dict[str, Any]:

@@ -118,5 +118,8 @@ def _warm_up(memory: str | None) -> None:
 
 
 def serve(memory: str | None = None) -> None:
+    server = build_server(memory)
+    # Warm up only once the SDK is imported: both at once contend for the GIL and doubled the
+    # time to answer `initialize` (what health checks wait for).
     threading.Thread(target=_warm_up, args=(memory,), daemon=True).start()
-    build_server(memory).run("stdio")
+    server.run("stdio")

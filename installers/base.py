@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -63,6 +64,10 @@ def funes_command() -> list[str]:
     override = os.environ.get("FUNES_BIN", "").strip()
     if override:
         return [override]
+    # The funes of the environment running this (a venv's bin need not be on the agent's PATH).
+    beside = Path(sys.executable).with_name("funes")
+    if beside.is_file() and os.access(beside, os.X_OK):
+        return [str(beside)]
     found = shutil.which("funes")
     return [found] if found else ["funes"]
 

@@ -210,7 +210,7 @@ class CodexInstaller:
             rpc.notify("initialized")
             listed = rpc.call("hooks/list", {"cwds": [str(cwd or Path.cwd())]})
             hooks = [h for entry in listed["data"] for h in entry["hooks"]]
-            edits = [
+            edits: list[dict[str, Any]] = [
                 {
                     "keyPath": f"hooks.state.{json.dumps(h['key'])}",
                     "mergeStrategy": "upsert",
@@ -224,7 +224,7 @@ class CodexInstaller:
             assert server.stdin is not None
             server.stdin.close()
             server.terminate()
-        return [edit["keyPath"] for edit in edits]
+        return [str(edit["keyPath"]) for edit in edits]
 
     def uninstall(self) -> InstallReport:
         report = InstallReport(agent=self.agent)

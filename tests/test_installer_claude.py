@@ -49,7 +49,11 @@ def test_without_claude_the_plugin_is_written_and_the_commands_printed() -> None
     report = INSTALLER.install()
     plugin = rendered_dir() / "funes"
     manifest = json.loads((plugin / ".claude-plugin" / "plugin.json").read_text())
-    assert manifest["mcpServers"]["funes"] == {"command": "/opt/funes/bin/funes", "args": ["mcp"]}
+    assert manifest["mcpServers"]["funes"] == {
+        "command": "/opt/funes/bin/funes",
+        "args": ["mcp"],
+        "alwaysLoad": True,  # else `claude -p` asks the model before the server is up
+    }
     hooks = json.loads((plugin / "hooks" / "hooks.json").read_text())["hooks"]
     for event in ("Stop", "SessionEnd"):
         assert hooks[event][0]["hooks"][0]["command"] == "/opt/funes/bin/funes hook claude"

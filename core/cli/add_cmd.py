@@ -69,7 +69,9 @@ def command(
         return
     click.echo(f"funes is wired into {agent} (memory: {result['memory']})")
     indexed = result["indexed"]
-    if indexed:
+    if indexed and not indexed["units_total"]:
+        click.echo(f"no {agent} history found to index yet; each new turn is indexed as it ends")
+    elif indexed:
         click.echo(
             f"indexed {indexed['turns']} turns from {indexed['units_read']} transcript(s), "
             f"{indexed['chunks_added']} new chunks"

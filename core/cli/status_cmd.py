@@ -65,11 +65,25 @@ def render_status(info: dict[str, Any]) -> str:
 
 
 def _describe_wiring(detail: Any) -> str:
+    """One line per wired agent: bound memory, whether its hook has fired, what is queued, and
+    anything its installer finds amiss in the agent's config now."""
     if not isinstance(detail, dict):
         return str(detail)
-    parts = ["wired" if detail.get("installed", True) else "not wired"]
-    fired = detail.get("last_hook") or detail.get("hook_last_fired")
+    found = detail.get("config")
+    config: dict[str, Any] = found if isinstance(found, dict) else {}
+    if config.get("error"):
+        parts = [f"config problem: {config['error']}"]
+    elif config.get("installed") is False:
+        parts = ["no longer wired in its config (run `funes add` again)"]
+    else:
+        parts = ["wired"]
+    parts.append(f"memory {detail.get('memory') or 'local'}")
+    fired = detail.get("hook_last_fired")
     parts.append(f"hook last fired {fired}" if fired else "hook not fired yet")
-    if detail.get("memory"):
-        parts.append(f"bound to {detail['memory']}")
+    if config.get("registered_with_claude") is False:
+        parts.append("plugin not loaded by Claude Code yet (run the commands `funes add` printed)")
+    if config.get("hook_trusted") is False:
+        parts.append("Stop hook not trusted yet (`funes add codex --trust-hooks`; notify indexes)")
+    if detail.get("queued"):
+        parts.append(f"{detail['queued']} turn(s) queued for indexing")
     return ", ".join(parts)
