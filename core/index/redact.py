@@ -47,10 +47,12 @@ def redact(text: str) -> tuple[str, list[Finding]]:
 def scan(text: str) -> list[Finding]:
     """Non-overlapping findings in `text`, in order; the first listed detector wins a tie."""
     lowered = text.lower()
+    if len(lowered) != len(text):  # a few non-ASCII letters grow when lower-cased
+        lowered = text.translate(_ASCII_LOWER)
     found: list[tuple[int, int, int, str]] = []
     for priority, detector in enumerate(_DETECTORS):
         if any(trigger in lowered for trigger in detector.triggers):
-            for start, end in detector.find(text):
+            for start, end in detector.find(text, lowered):
                 found.append((start, -(end - start), priority, detector.kind))
     found.sort()
     findings: list[Finding] = []
@@ -61,6 +63,8 @@ def scan(text: str) -> list[Finding]:
             covered_to = start - negative_length
     return findings
 
+
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 
 # --- value checks ---------------------------------------------------------------------------
 
@@ -173,7 +177,7 @@ class _Regex:
     validate: Callable[[str], bool] | None = None
     bounded: bool = True  # the whole match must not sit inside a longer token
 
-    def find(self, text: str) -> Iterator[tuple[int, int]]:
+    def find(self, text: str, lowered: str) -> Iterator[tuple[int, int]]:
         for match in self.pattern.finditer(text):
             if self.bounded and (
                 (match.start() > 0 and text[match.start() - 1] in _TOKEN_CHARS)
@@ -184,6 +188,27 @@ class _Regex:
             value = match.group(group)
             if self.validate is None or self.validate(value):
                 yield match.span(group)
+
+
+@dataclass(frozen=True)
+class _Keyed:
+    """A value bound to a secret-named key. The pattern starts at the key word and is tried only
+    where a trigger occurs (plain `str.find` on the lower-cased text), never scanned across the
+    text: a pattern opening on a case-insensitive alternation costs ~0.2 µs per character."""
+
+    kind: str
+    triggers: tuple[str, ...]  # lower-case key words; the pattern is matched where each starts
+    pattern: re.Pattern[str]
+    validate: Callable[[str], bool]
+
+    def find(self, text: str, lowered: str) -> Iterator[tuple[int, int]]:
+        for trigger in self.triggers:
+            at = lowered.find(trigger)
+            while at >= 0:
+                match = self.pattern.match(text, at)
+                if match and self.validate(match["secret"]):
+                    yield match.span("secret")
+                at = lowered.find(trigger, at + 1)
 
 
 _PEM_BEGIN = re.compile(r"-----BEGIN (?P<label>(?:[A-Z0-9]+ ){0,2}PRIVATE KEY(?: BLOCK)?)-----")
@@ -203,7 +228,7 @@ class _PrivateKey:
     kind: str = "private_key"
     triggers: tuple[str, ...] = ("private key",)
 
-    def find(self, text: str) -> Iterator[tuple[int, int]]:
+    def find(self, text: str, lowered: str) -> Iterator[tuple[int, int]]:
         covered = 0
         for begin in _PEM_BEGIN.finditer(text):
             if begin.start() < covered:
@@ -224,7 +249,13 @@ class _PrivateKey:
 _Q = r"\\{0,3}[\"'`]"  # a quote, raw or JSON-escaped once or twice
 _SEP = r"\s*(?:=>|:=|=|:)\s*"
 
-_DETECTORS: tuple[_Regex | _PrivateKey, ...] = (
+# Names that make `<name>_key` a secret (`primary_key`, `cache_key` are not).
+_SECRET_KEY_WORDS = (
+    *("api", "access", "secret", "private", "signing", "encryption", "master", "auth"),
+    *("client", "account", "license"),
+)
+
+_DETECTORS: tuple[_Regex | _Keyed | _PrivateKey, ...] = (
     _PrivateKey(),
     _Regex(
         "aws_access_key",
@@ -232,7 +263,7 @@ _DETECTORS: tuple[_Regex | _PrivateKey, ...] = (
         re.compile(r"(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)[A-Z2-7]{16}"),
         validate=lambda v: not _is_placeholder(v),
     ),
-    _Regex(
+    _Keyed(
         "aws_secret_key",
         ("aws",),
         re.compile(
@@ -240,7 +271,6 @@ _DETECTORS: tuple[_Regex | _PrivateKey, ...] = (
             r"(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"
         ),
         validate=_looks_random,
-        bounded=False,
     ),
     _Regex(
         "github_token",
@@ -344,11 +374,16 @@ _DETECTORS: tuple[_Regex | _PrivateKey, ...] = (
     ),
     _Regex(
         "twilio_key",
-        ("twilio", "sk"),
+        ("sk",),
+        re.compile(r"SK[0-9a-f]{32}"),
+        validate=_has_digit,
+    ),
+    _Keyed(
+        "twilio_key",
+        ("twilio",),
         re.compile(
-            r"SK[0-9a-f]{32}"
-            rf"|(?i:twilio[a-z_]{{0,10}}(?:auth_?token|secret)){_Q}?{_SEP}{_Q}?"
-            r"(?P<secret>[0-9a-f]{32})"
+            rf"(?i)twilio[a-z_]{{0,10}}(?:auth_?token|secret){_Q}?{_SEP}{_Q}?"
+            r"(?P<secret>[0-9a-f]{32})(?![0-9a-zA-Z])"
         ),
         validate=_has_digit,
     ),
@@ -428,41 +463,44 @@ _DETECTORS: tuple[_Regex | _PrivateKey, ...] = (
         bounded=False,
     ),
     # KEY=value as in .env files and shells: upper-case names that end in a secret word.
-    _Regex(
+    _Keyed(
         "env_secret",
-        ("pass", "secret", "token", "key", "credential", "auth"),
+        (
+            *("password", "passwd", "pass", "secret", "token", "credential", "auth"),
+            *(f"{word}{sep}key" for word in _SECRET_KEY_WORDS for sep in ("_", "")),
+        ),
         re.compile(
-            r"(?<![A-Za-z0-9_])(?:[A-Z0-9]+_)*"
-            r"(?:PASSWORD|PASSWD|PASS|SECRET|TOKEN|CREDENTIALS?|AUTH"
-            r"|(?:API|ACCESS|SECRET|PRIVATE|SIGNING|ENCRYPTION|MASTER|AUTH|CLIENT|ACCOUNT)_?KEY)"
+            r"(?:PASSWORD|PASSWD|(?<![A-Z])PASS|SECRET|TOKEN|CREDENTIALS?|AUTH"
+            rf"|(?:{'|'.join(w.upper() for w in _SECRET_KEY_WORDS)})_?KEY)"
             rf"(?:_[0-9]+)?(?:=|{_SEP}(?={_Q}))(?:{_Q})?(?P<secret>[^\s\"'`\\#;|&,)]+)"
         ),
         validate=_is_env_value,
-        bounded=False,
     ),
     # "password": "hunter2" in JSON, YAML, code, CLI flags: any quoted value that is not a
     # placeholder, however short, because people pick weak passwords.
-    _Regex(
+    _Keyed(
         "password",
-        ("pass", "pwd"),
+        ("password", "passwd", "pwd"),
         re.compile(
-            r"(?i)(?<![a-z0-9])[a-z0-9_.\-]*(?:password|passwd|pwd)"
-            rf"(?:{_Q})?{_SEP}(?P<q>{_Q})(?P<secret>[^\s\"'`\\]{{4,128}})(?P=q)"
+            rf"(?i)(?:password|passwd|pwd)(?:{_Q})?{_SEP}(?P<q>{_Q})"
+            r"(?P<secret>[^\s\"'`\\]{4,128})(?P=q)"
         ),
         validate=_is_password,
-        bounded=False,
     ),
-    # Any key named like a secret bound to a machine-generated value.
-    _Regex(
+    # Any key named like a secret (`client_secret`, `accessToken`, `--api-key`) bound to a
+    # machine-generated value; the key word must end the name (`tokenizer` is not a key).
+    _Keyed(
         "generic_secret",
-        ("secret", "token", "key", "pass", "credential", "auth"),
+        (
+            *("token", "secret", "password", "passwd", "credential", "auth"),
+            *(f"{word}{sep}key" for word in _SECRET_KEY_WORDS for sep in ("_", "-", "")),
+        ),
         re.compile(
-            r"(?i)[a-z0-9_.\-]*(?:token|secret|password|passwd|api[_\-]?key|access[_\-]?key"
-            r"|private[_\-]?key|auth[_\-]?key|signing[_\-]?key|credentials?|auth)s?"
+            r"(?i)(?:token|secret|password|passwd|credential|auth"
+            rf"|(?:{'|'.join(_SECRET_KEY_WORDS)})[_\-]?key)s?"
             rf"(?:{_Q})?{_SEP}(?:{_Q})?(?P<secret>[A-Za-z0-9_\-+/.=~]{{16,}})"
         ),
         validate=_looks_random,
-        bounded=False,
     ),
 )
 

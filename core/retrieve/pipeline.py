@@ -17,7 +17,7 @@ from funes.retrieve.blend import (
 from funes.retrieve.filters import Filters
 from funes.retrieve.recency import DEFAULT_HALF_LIFE_DAYS, recency_weight
 from funes.retrieve.search import fulltext_leg, open_store, vector_leg
-from funes.retrieve.second_pass import KIND_CROSS_ENCODER, KIND_NONE, load_second_pass
+from funes.retrieve.second_pass import KIND_CROSS_ENCODER, load_second_pass
 from funes.retrieve.types import Hit, Neighbour, RecallResult
 
 DEFAULT_K = 8
@@ -83,42 +83,56 @@ def recall(
     fulltext, vector = _features(pool, query_vector)
     scores = blend(FIRST_PASS, fulltext, vector)
 
-    weights: Weights = FIRST_PASS
     if second_pass:
-        reranker, why = load_second_pass()
-        clock.lap("load second pass")
-        if why:
-            notes.append(why)
-        if reranker is not None:
-            import numpy as np
-
-            weights = WITH_MINILM
-            if reranker.kind == KIND_CROSS_ENCODER:
-                weights = WITH_CROSS_ENCODER
-                order = np.argsort(-scores, kind="stable")[:CROSS_ENCODER_POOL]
-                pool = [pool[i] for i in order]
-                fulltext, vector = fulltext[order], vector[order]
-            second = reranker.score(query, [row["text"] for row in pool])
-            scores = blend(weights, fulltext, vector, second)
-            result.second_pass = reranker.kind
-            clock.lap("second pass")
-    if weights is FIRST_PASS:
-        result.second_pass = KIND_NONE
+        pool, scores = _second_pass(query, pool, fulltext, vector, scores, result, clock)
     scores = session_support(scores, [row["session_id"] or "" for row in pool])
 
-    ranked = sorted(
-        (
-            float(score) * recency_weight(row["ts"] or "", now=now, half_life_days=half_life_days),
-            i,
-        )
-        for i, (row, score) in enumerate(zip(pool, scores, strict=True))
-    )
-    ranked.sort(key=lambda pair: (-pair[0], pair[1]))
+    recency = [
+        recency_weight(row["ts"] or "", now=now, half_life_days=half_life_days) for row in pool
+    ]
+    final = [float(score) * weight for score, weight in zip(scores, recency, strict=True)]
+    ranked = sorted(((score, i) for i, score in enumerate(final)), key=lambda p: (-p[0], p[1]))
     result.hits = [_hit(pool[i], score) for score, i in ranked[:k]]
     if neighbors > 0 and result.hits:
         _attach_neighbours(store.table, result.hits, neighbors)
         clock.lap("neighbours")
     return result
+
+
+def _second_pass(
+    query: str,
+    pool: list[dict],
+    fulltext: Any,
+    vector: Any,
+    scores: Any,
+    result: RecallResult,
+    clock: _Clock,
+) -> tuple[list[dict], Any]:
+    """Re-score the pool with the second pass and blend; on any failure keep the first pass."""
+    import numpy as np
+
+    reranker, why = load_second_pass()
+    clock.lap("load second pass")
+    if why:
+        result.notes.append(why)
+    if reranker is None:
+        return pool, scores
+    weights: Weights = WITH_MINILM
+    if reranker.kind == KIND_CROSS_ENCODER:
+        weights = WITH_CROSS_ENCODER
+        order = np.argsort(-scores, kind="stable")[:CROSS_ENCODER_POOL]
+        pool = [pool[i] for i in order]
+        fulltext, vector, scores = fulltext[order], vector[order], scores[order]
+    try:
+        second = reranker.score(query, [row["text"] for row in pool])
+    except Exception as error:  # a broken model must not cost the user their results
+        result.notes.append(
+            f"second pass {reranker.kind} failed ({_short(error)}); ranked without it"
+        )
+        return pool, scores
+    result.second_pass = reranker.kind
+    clock.lap("second pass")
+    return pool, blend(weights, fulltext, vector, second)
 
 
 def _first_pass(
