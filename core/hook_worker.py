@@ -179,6 +179,10 @@ def drain() -> int:
             return passes
 
 
+# Second-pass vectors are computed after each drain for about this long (the rest next time).
+BACKFILL_BUDGET_S = 20.0
+
+
 def _settle(paths: list[Path]) -> None:
     unique = list(dict.fromkeys(paths))
     try:
@@ -194,11 +198,23 @@ def main() -> int:
         format="%(asctime)s worker[%(process)d] %(levelname)s %(message)s",
     )
     try:
-        drain()
+        if drain():
+            backfill()
     except Exception:
         log.exception("worker failed")
         return 1
     return 0
+
+
+def backfill(budget_s: float = BACKFILL_BUDGET_S) -> None:
+    """Precompute second-pass vectors for what was just indexed, in a bounded step."""
+    from funes.retrieve import backfill_second_pass
+
+    with worker_lock() as mine:
+        if not mine:
+            return  # another worker is draining; it backfills after
+        report = backfill_second_pass(budget_s=budget_s)
+        log.info("second-pass backfill: %s", report)
 
 
 if __name__ == "__main__":

@@ -28,12 +28,23 @@ HARNESS_CHOICES = ["claude", "claude_code", "codex", "pi", "hermes", "parquet"]
 @click.option(
     "--all", "everything", is_flag=True, help="With no PATH: index everything, no budget."
 )
+@click.option(
+    "--second-pass",
+    "second_pass_s",
+    type=float,
+    default=20.0,
+    show_default=True,
+    metavar="SECONDS",
+    help="Then precompute second-pass (MiniLM) vectors for this long; 0 skips. "
+    "Recall computes any still missing on demand.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the run's report as JSON.")
 def command(
     paths: tuple[Path, ...],
     harness: str | None,
     budget: float | None,
     everything: bool,
+    second_pass_s: float,
     as_json: bool,
 ) -> None:
     """Index agent transcripts into the local memory (new turns only).
@@ -68,12 +79,13 @@ def command(
         raise click.ClickException(str(exc)) from exc
     finally:
         reporter.close()
+    backfilled = _backfill(second_pass_s, quiet=as_json) if report.chunks_added else None
     for warning in report.warnings[:20]:
         click.echo(f"warning: {warning}", err=True)
     if len(report.warnings) > 20:
         click.echo(f"warning: … and {len(report.warnings) - 20} more", err=True)
     if as_json:
-        click.echo(json.dumps(report.as_dict(), indent=2))
+        click.echo(json.dumps({**report.as_dict(), "second_pass": backfilled}, indent=2))
         return
     line = (
         f"indexed {report.chunks_added} new chunks from {report.turns} turns "
@@ -83,11 +95,32 @@ def command(
     if report.redactions:
         line += f"; {report.redactions} secrets redacted"
     click.echo(line)
+    if backfilled and backfilled.get("pending"):
+        click.echo(
+            f"second pass: {backfilled['pending']} passages still without precomputed vectors "
+            "(filled in by later runs and hooks)"
+        )
     if report.backlog:
         click.echo(
             f"backlog: {len(report.backlog)} files left — run `funes index` again, "
             "or `funes index --all`"
         )
+
+
+def _backfill(budget_s: float, quiet: bool) -> dict[str, Any] | None:
+    """Precompute second-pass vectors within `budget_s`; None when skipped or unavailable."""
+    if budget_s <= 0:
+        return None
+    try:
+        from funes.retrieve import backfill_second_pass
+
+        if not quiet and sys.stderr.isatty():
+            click.echo("precomputing second-pass vectors…", err=True)
+        done = backfill_second_pass(budget_s=budget_s)
+    except Exception as exc:  # the first pass is indexed; the second pass is an optimisation
+        click.echo(f"warning: second-pass backfill skipped: {exc}", err=True)
+        return None
+    return {"encoded": done.encoded, "pending": done.pending, "seconds": round(done.seconds, 2)}
 
 
 class _Progress:
