@@ -181,6 +181,7 @@ def drain() -> int:
 
 # Second-pass vectors are computed after each drain for about this long (the rest next time).
 BACKFILL_BUDGET_S = 20.0
+BACKFILL_STEP_S = 4.0
 
 
 def _settle(paths: list[Path]) -> None:
@@ -198,7 +199,9 @@ def main() -> int:
         format="%(asctime)s worker[%(process)d] %(levelname)s %(message)s",
     )
     try:
-        if drain():
+        # Backfill only while no new turn waits; then drain again, so an entry queued while
+        # this worker was busy (its hook saw a running worker and started none) is not stranded.
+        while drain():
             backfill()
     except Exception:
         log.exception("worker failed")
@@ -213,8 +216,12 @@ def backfill(budget_s: float = BACKFILL_BUDGET_S) -> None:
     with worker_lock() as mine:
         if not mine:
             return  # another worker is draining; it backfills after
-        report = backfill_second_pass(budget_s=budget_s)
-        log.info("second-pass backfill: %s", report)
+        deadline = time.monotonic() + budget_s
+        while time.monotonic() < deadline and not pending_entries():
+            report = backfill_second_pass(budget_s=min(BACKFILL_STEP_S, budget_s))
+            log.info("second-pass backfill: %s", report)
+            if not report.pending or not report.encoded:
+                return
 
 
 if __name__ == "__main__":

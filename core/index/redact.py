@@ -17,7 +17,7 @@ import json
 import math
 import re
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 
 
@@ -51,9 +51,8 @@ def scan(text: str) -> list[Finding]:
         lowered = text.translate(_ASCII_LOWER)
     found: list[tuple[int, int, int, str]] = []
     for priority, detector in enumerate(_DETECTORS):
-        if any(trigger in lowered for trigger in detector.triggers):
-            for start, end in detector.find(text, lowered):
-                found.append((start, -(end - start), priority, detector.kind))
+        for start, end in detector.find(text, lowered):
+            found.append((start, -(end - start), priority, detector.kind))
     found.sort()
     findings: list[Finding] = []
     covered_to = -1
@@ -91,6 +90,7 @@ _PLACEHOLDER_WORDS = (
     "...",
     "…",
     "***",
+    *("${", "$(", "{{", "#{", "%(", "<%"),  # templates and variable references
 )
 _PLACEHOLDER_VALUES = frozenset(
     (
@@ -165,6 +165,10 @@ def _is_env_value(value: str) -> bool:
 
 
 # --- detectors ------------------------------------------------------------------------------
+# Speed: a pattern that opens on a literal (`ghp_`, `AIza`, `://`) is searched directly, as fast
+# as a substring test. Any other pattern runs only if one of its trigger substrings occurs, or,
+# for key-bound secrets, is matched only where its key word occurs (`_Keyed`): scanning a
+# pattern that opens on a character class or a case-insensitive word costs ~0.1 µs a character.
 
 
 @dataclass(frozen=True)
@@ -172,43 +176,51 @@ class _Regex:
     """A pattern whose `secret` group (or whole match) is the credential."""
 
     kind: str
-    triggers: tuple[str, ...]  # lower-case substrings; the pattern runs only if one occurs
     pattern: re.Pattern[str]
     validate: Callable[[str], bool] | None = None
+    triggers: tuple[str, ...] = ()  # lower-case substrings, one of which must occur; () = any
     bounded: bool = True  # the whole match must not sit inside a longer token
 
-    def find(self, text: str, lowered: str) -> Iterator[tuple[int, int]]:
-        for match in self.pattern.finditer(text):
+    def find(self, text: str, lowered: str) -> list[tuple[int, int]]:
+        if self.triggers and not any(trigger in lowered for trigger in self.triggers):
+            return []
+        first = self.pattern.search(text)  # the common case: no match, no iterator set up
+        if first is None:
+            return []
+        group = "secret" if "secret" in self.pattern.groupindex else 0
+        spans = []
+        for match in self.pattern.finditer(text, first.start()):
+            start, end = match.span()
             if self.bounded and (
-                (match.start() > 0 and text[match.start() - 1] in _TOKEN_CHARS)
-                or (match.end() < len(text) and text[match.end()] in _TOKEN_CHARS)
+                (start > 0 and text[start - 1] in _TOKEN_CHARS)
+                or (end < len(text) and text[end] in _TOKEN_CHARS)
             ):
                 continue
-            group = "secret" if "secret" in self.pattern.groupindex else 0
-            value = match.group(group)
-            if self.validate is None or self.validate(value):
-                yield match.span(group)
+            if self.validate is None or self.validate(match.group(group)):
+                spans.append(match.span(group))
+        return spans
 
 
 @dataclass(frozen=True)
 class _Keyed:
-    """A value bound to a secret-named key. The pattern starts at the key word and is tried only
-    where a trigger occurs (plain `str.find` on the lower-cased text), never scanned across the
-    text: a pattern opening on a case-insensitive alternation costs ~0.2 µs per character."""
+    """A value bound to a key word: the pattern starts at the word and is matched only where one
+    of `roots` (lower-case) occurs; words before a root are checked with look-behinds."""
 
     kind: str
-    triggers: tuple[str, ...]  # lower-case key words; the pattern is matched where each starts
+    roots: tuple[str, ...]
     pattern: re.Pattern[str]
     validate: Callable[[str], bool]
 
-    def find(self, text: str, lowered: str) -> Iterator[tuple[int, int]]:
-        for trigger in self.triggers:
-            at = lowered.find(trigger)
+    def find(self, text: str, lowered: str) -> list[tuple[int, int]]:
+        spans = []
+        for root in self.roots:
+            at = lowered.find(root)
             while at >= 0:
                 match = self.pattern.match(text, at)
                 if match and self.validate(match["secret"]):
-                    yield match.span("secret")
-                at = lowered.find(trigger, at + 1)
+                    spans.append(match.span("secret"))
+                at = lowered.find(root, at + 1)
+        return spans
 
 
 _PEM_BEGIN = re.compile(r"-----BEGIN (?P<label>(?:[A-Z0-9]+ ){0,2}PRIVATE KEY(?: BLOCK)?)-----")
@@ -226,9 +238,11 @@ class _PrivateKey:
     the marker must be followed by base64."""
 
     kind: str = "private_key"
-    triggers: tuple[str, ...] = ("private key",)
 
-    def find(self, text: str, lowered: str) -> Iterator[tuple[int, int]]:
+    def find(self, text: str, lowered: str) -> list[tuple[int, int]]:
+        if "private key" not in lowered:
+            return []
+        spans = []
         covered = 0
         for begin in _PEM_BEGIN.finditer(text):
             if begin.start() < covered:
@@ -239,28 +253,34 @@ class _PrivateKey:
             if len(_BASE64_RUN.match(_PEM_NOISE.sub("", body)).group()) < 40:
                 continue
             covered = end + len(end_marker) if end >= 0 else len(text)
-            yield begin.start(), covered
+            spans.append((begin.start(), covered))
         if covered == 0:
             for tail in _PEM_END.finditer(text):
                 end = text.find("-----", tail.end())
-                yield tail.start(), end + 5 if end >= 0 else len(text)
+                spans.append((tail.start(), end + 5 if end >= 0 else len(text)))
+        return spans
 
 
 _Q = r"\\{0,3}[\"'`]"  # a quote, raw or JSON-escaped once or twice
 _SEP = r"\s*(?:=>|:=|=|:)\s*"
+# Words that make `<word>_key` a secret name (`primary_key`, `cache_key` are not).
+_KEY_WORDS = ("api", "access", "secret", "private", "signing", "encryption", "master", "auth")
+_KEY_WORDS += ("client", "account", "license")
 
-# Names that make `<name>_key` a secret (`primary_key`, `cache_key` are not).
-_SECRET_KEY_WORDS = (
-    *("api", "access", "secret", "private", "signing", "encryption", "master", "auth"),
-    *("client", "account", "license"),
-)
+
+def _key_after(separators: tuple[str, ...], upper: bool) -> str:
+    """`KEY` preceded by one of the secret key words, e.g. `(?<=API_)KEY`, for matching at a
+    `key` root."""
+    words = [w.upper() if upper else w for w in _KEY_WORDS]
+    behinds = "|".join(f"(?<={re.escape(w + sep)})" for w in words for sep in separators)
+    return f"(?:{behinds})" + ("KEY" if upper else "key")
+
 
 _DETECTORS: tuple[_Regex | _Keyed | _PrivateKey, ...] = (
     _PrivateKey(),
     _Regex(
         "aws_access_key",
-        ("akia", "asia", "abia", "acca", "agpa", "aida", "aroa", "aipa", "anpa", "anva", "apka"),
-        re.compile(r"(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)[A-Z2-7]{16}"),
+        re.compile(r"A(?:KIA|SIA|BIA|CCA|GPA|IDA|ROA|IPA|NPA|NVA|PKA)[A-Z2-7]{16}"),
         validate=lambda v: not _is_placeholder(v),
     ),
     _Keyed(
@@ -274,25 +294,21 @@ _DETECTORS: tuple[_Regex | _Keyed | _PrivateKey, ...] = (
     ),
     _Regex(
         "github_token",
-        ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
         re.compile(r"gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{50,255}"),
         validate=_has_digit,
     ),
     _Regex(
         "gitlab_token",
-        ("glpat-", "gldt-", "glrt-", "glptt-", "glsoat-", "glcbt-", "glft-", "gloas-"),
         re.compile(r"gl(?:pat|dt|rt|ptt|soat|cbt|ft|oas)-[A-Za-z0-9_\-.]{20,}"),
         validate=_has_digit,
     ),
     _Regex(
         "slack_token",
-        ("xoxa-", "xoxb-", "xoxp-", "xoxr-", "xoxs-", "xoxe", "xapp-"),
         re.compile(r"xox(?:[abprs]|e(?:\.xox[bp])?)-[A-Za-z0-9\-]{10,}|xapp-\d-[A-Za-z0-9\-]{20,}"),
         validate=_has_digit,
     ),
     _Regex(
         "slack_webhook",
-        ("hooks.slack.com",),
         re.compile(
             r"hooks\.slack\.com/(?P<secret>(?:services|workflows|triggers)/[A-Za-z0-9/_+\-]{20,})"
         ),
@@ -301,83 +317,81 @@ _DETECTORS: tuple[_Regex | _Keyed | _PrivateKey, ...] = (
     ),
     _Regex(
         "discord_webhook",
-        ("discord",),
         re.compile(r"discord(?:app)?\.com/api/webhooks/\d+/(?P<secret>[A-Za-z0-9_\-]{60,})"),
         bounded=False,
     ),
     _Regex(
         "stripe_key",
-        ("_live_", "_test_", "whsec_"),
         re.compile(r"(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{20,}|whsec_[A-Za-z0-9+/]{32,}"),
         validate=_has_digit,
+        triggers=("_live_", "_test_", "whsec_"),
     ),
     _Regex(
         "anthropic_key",
-        ("sk-ant-",),
         re.compile(r"sk-ant-[a-z]{3,6}\d{2}-[A-Za-z0-9_\-]{40,}"),
         validate=_has_digit,
     ),
     _Regex(
         "openai_key",
-        ("sk-", "t3blbkfj"),
         re.compile(
-            r"sk-(?:proj|svcacct|admin|None)-[A-Za-z0-9_\-]{40,}"
-            r"|sk-[A-Za-z0-9_\-]{16,}T3BlbkFJ[A-Za-z0-9_\-]{16,}"
+            r"sk-(?:(?:proj|svcacct|admin|None)-[A-Za-z0-9_\-]{40,}"
+            r"|[A-Za-z0-9_\-]{16,}T3BlbkFJ[A-Za-z0-9_\-]{16,})"
         ),
         validate=_has_digit,
     ),
     _Regex(
+        "api_key",  # other providers with a recognisable prefix
+        re.compile(
+            r"sk-(?:or-v1-[0-9a-f]{64}|[A-Za-z0-9]{32,})|gsk_[A-Za-z0-9]{48,}|xai-[A-Za-z0-9]{60,}"
+            r"|csk-[a-z0-9]{40,}|r8_[A-Za-z0-9]{37}|pplx-[A-Za-z0-9]{40,}|dop_v1_[0-9a-f]{64}"
+            r"|dapi[0-9a-f]{32}|lin_api_[A-Za-z0-9]{40}|ntn_[A-Za-z0-9]{40,}"
+            r"|shp(?:at|ss)_[0-9a-fA-F]{32}"
+        ),
+        validate=_looks_random,
+        triggers=(
+            *("sk-", "gsk_", "xai-", "csk-", "r8_", "pplx-", "dop_v1_", "dapi", "lin_api_"),
+            *("ntn_", "shpat_", "shpss_"),
+        ),
+    ),
+    _Regex(
         "huggingface_token",
-        ("hf_", "api_org_"),
         re.compile(r"(?:hf|api_org)_[A-Za-z0-9]{30,}"),
         validate=_mixed_case,
+        triggers=("hf_", "api_org_"),
     ),
-    _Regex(
-        "google_api_key",
-        ("aiza",),
-        re.compile(r"AIza[0-9A-Za-z_\-]{35}"),
-        validate=_has_digit,
-    ),
+    _Regex("google_api_key", re.compile(r"AIza[0-9A-Za-z_\-]{35}"), validate=_has_digit),
     _Regex(
         "google_oauth",
-        ("gocspx-", "ya29.", "1//0"),
         re.compile(r"GOCSPX-[A-Za-z0-9_\-]{28}|ya29\.[0-9A-Za-z_\-]{20,}|1//0[0-9A-Za-z_\-]{40,}"),
         validate=_has_digit,
+        triggers=("gocspx-", "ya29.", "1//0"),
     ),
     _Regex(
         "gcp_private_key_id",
-        ("private_key_id",),
         re.compile(rf"private_key_id{_Q}?{_SEP}{_Q}?(?P<secret>[0-9a-f]{{40}})"),
         bounded=False,
     ),
-    _Regex(
+    _Keyed(
         "azure_storage_key",
         ("accountkey", "sharedaccesskey"),
         re.compile(
             r"(?i)(?:AccountKey|SharedAccessKey)\s*=\s*(?P<secret>[A-Za-z0-9+/]{20,}={0,2})"
         ),
         validate=_has_digit,
-        bounded=False,
     ),
-    _Regex(
+    _Keyed(
         "azure_sas_signature",
         ("sig=",),
-        re.compile(r"[?&]sig=(?P<secret>[A-Za-z0-9%+/]{30,}(?:=|%3D){0,2})"),
+        re.compile(r"(?<=[?&])sig=(?P<secret>[A-Za-z0-9%+/]{30,}(?:=|%3D){0,2})"),
         validate=_has_digit,
-        bounded=False,
     ),
     _Regex(
         "azure_client_secret",
-        ("q~",),
         re.compile(r"[A-Za-z0-9_.\-]{3}\dQ~[A-Za-z0-9_.~\-]{31,34}"),
         validate=_has_digit,
+        triggers=("q~",),
     ),
-    _Regex(
-        "twilio_key",
-        ("sk",),
-        re.compile(r"SK[0-9a-f]{32}"),
-        validate=_has_digit,
-    ),
+    _Regex("twilio_key", re.compile(r"SK[0-9a-f]{32}"), validate=_has_digit),
     _Keyed(
         "twilio_key",
         ("twilio",),
@@ -387,102 +401,63 @@ _DETECTORS: tuple[_Regex | _Keyed | _PrivateKey, ...] = (
         ),
         validate=_has_digit,
     ),
-    _Regex(
-        "sendgrid_key",
-        ("sg.",),
-        re.compile(r"SG\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}"),
-    ),
-    _Regex(
+    _Regex("sendgrid_key", re.compile(r"SG\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}")),
+    _Regex("npm_token", re.compile(r"npm_[A-Za-z0-9]{36}"), validate=_has_digit),
+    _Keyed(
         "npm_token",
-        ("npm_", "_authtoken"),
-        re.compile(r"npm_[A-Za-z0-9]{36}|_authToken\s*=\s*(?P<secret>[^\s\"'`\\]{8,})"),
+        ("_authtoken",),
+        re.compile(r"_authToken\s*=\s*(?P<secret>[^\s\"'`\\]{8,})"),
         validate=_is_env_value,
     ),
-    _Regex(
-        "pypi_token",
-        ("pypi-age",),
-        re.compile(r"pypi-AgE[A-Za-z0-9_\-]{50,}"),
-    ),
+    _Regex("pypi_token", re.compile(r"pypi-AgE[A-Za-z0-9_\-]{50,}")),
     _Regex(
         "telegram_bot_token",
-        (":aa",),
         re.compile(r"\d{8,10}:AA[A-Za-z0-9_\-]{33}"),
-    ),
-    _Regex(
-        "api_key",
-        (
-            "sk-or-",
-            "gsk_",
-            "xai-",
-            "csk-",
-            "r8_",
-            "pplx-",
-            "dop_v1_",
-            "dapi",
-            "lin_api_",
-            "ntn_",
-            "shpat_",
-            "shpss_",
-            "sk-",
-        ),
-        re.compile(
-            r"sk-or-v1-[0-9a-f]{64}|gsk_[A-Za-z0-9]{48,}|xai-[A-Za-z0-9]{60,}|csk-[a-z0-9]{40,}"
-            r"|r8_[A-Za-z0-9]{37}|pplx-[A-Za-z0-9]{40,}|dop_v1_[0-9a-f]{64}|dapi[0-9a-f]{32}"
-            r"|lin_api_[A-Za-z0-9]{40}|ntn_[A-Za-z0-9]{40,}|shp(?:at|ss)_[0-9a-fA-F]{32}"
-            r"|sk-[A-Za-z0-9]{32,}"
-        ),
-        validate=_looks_random,
+        triggers=(":aa",),
     ),
     _Regex(
         "jwt",
-        ("eyj",),
         re.compile(r"eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]*"),
         validate=_is_jwt,
     ),
     _Regex(
         "url_password",
-        ("://",),
         re.compile(
             r"://[^\s:/@\"'`<>\\]{0,128}:(?P<secret>[^\s/@\"'`<>\\]{1,256})@(?=[A-Za-z0-9\[])"
         ),
         validate=_is_password,
         bounded=False,
     ),
-    _Regex(
+    _Keyed(
         "bearer_token",
         ("bearer",),
         re.compile(r"(?i:bearer)\s+(?P<secret>[A-Za-z0-9._~+/\-]{16,}=*)"),
         validate=_looks_random,
-        bounded=False,
     ),
-    _Regex(
+    _Keyed(
         "basic_auth",
         ("basic",),
         re.compile(r"(?i:basic)\s+(?P<secret>[A-Za-z0-9+/]{8,}={0,2})"),
         validate=_is_basic_credential,
-        bounded=False,
     ),
     # KEY=value as in .env files and shells: upper-case names that end in a secret word.
     _Keyed(
         "env_secret",
-        (
-            *("password", "passwd", "pass", "secret", "token", "credential", "auth"),
-            *(f"{word}{sep}key" for word in _SECRET_KEY_WORDS for sep in ("_", "")),
-        ),
+        ("pass", "secret", "token", "credential", "auth", "key"),
         re.compile(
             r"(?:PASSWORD|PASSWD|(?<![A-Z])PASS|SECRET|TOKEN|CREDENTIALS?|AUTH"
-            rf"|(?:{'|'.join(w.upper() for w in _SECRET_KEY_WORDS)})_?KEY)"
+            rf"|{_key_after(('_', ''), upper=True)})"
             rf"(?:_[0-9]+)?(?:=|{_SEP}(?={_Q}))(?:{_Q})?(?P<secret>[^\s\"'`\\#;|&,)]+)"
         ),
         validate=_is_env_value,
     ),
-    # "password": "hunter2" in JSON, YAML, code, CLI flags: any quoted value that is not a
-    # placeholder, however short, because people pick weak passwords.
+    # "password": "hunter2" in JSON, YAML, code: any quoted value that is not a placeholder,
+    # however short, because people pick weak passwords.
     _Keyed(
         "password",
-        ("password", "passwd", "pwd"),
+        ("pass", "pwd"),
         re.compile(
-            rf"(?i)(?:password|passwd|pwd)(?:{_Q})?{_SEP}(?P<q>{_Q})"
+            rf"(?i)(?:pass(?:word|wd)|pwd)(?:{_Q})?{_SEP}(?P<q>{_Q})"
             r"(?P<secret>[^\s\"'`\\]{4,128})(?P=q)"
         ),
         validate=_is_password,
@@ -491,13 +466,10 @@ _DETECTORS: tuple[_Regex | _Keyed | _PrivateKey, ...] = (
     # machine-generated value; the key word must end the name (`tokenizer` is not a key).
     _Keyed(
         "generic_secret",
-        (
-            *("token", "secret", "password", "passwd", "credential", "auth"),
-            *(f"{word}{sep}key" for word in _SECRET_KEY_WORDS for sep in ("_", "-", "")),
-        ),
+        ("token", "secret", "pass", "credential", "auth", "key"),
         re.compile(
-            r"(?i)(?:token|secret|password|passwd|credential|auth"
-            rf"|(?:{'|'.join(_SECRET_KEY_WORDS)})[_\-]?key)s?"
+            r"(?i)(?:token|secret|pass(?:word|wd)|credential|auth"
+            rf"|{_key_after(('_', '-', ''), upper=False)})s?"
             rf"(?:{_Q})?{_SEP}(?:{_Q})?(?P<secret>[A-Za-z0-9_\-+/.=~]{{16,}})"
         ),
         validate=_looks_random,
