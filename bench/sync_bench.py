@@ -42,6 +42,24 @@ def synthetic_sessions(n_chunks: int, seed: int = 1) -> dict[str, list[str]]:
     return sessions
 
 
+def build_memory(sessions: dict[str, list[str]]) -> None:
+    """Index straight into a fresh local memory (setup, not measured)."""
+    from sync_fixtures import make_turns
+
+    from funes.index.chunking import chunk_turn
+    from funes.index.embed import load_embedder
+    from funes.index.store import ChunkStore
+
+    embedder = load_embedder()
+    store = ChunkStore.create_or_open(None, embedder)
+    turns = [t for sid, texts in sessions.items() for t in make_turns(sid, texts)]
+    chunks = [c for t in turns for c in chunk_turn(t)]
+    for start in range(0, len(chunks), 20_000):
+        batch = chunks[start : start + 20_000]
+        store.add(batch, embedder.encode([c.text for c in batch]))
+    store.ensure_indexes()
+
+
 def timed(fn, *args, **kwargs) -> tuple[float, object]:
     start = time.perf_counter()
     out = fn(*args, **kwargs)
@@ -56,7 +74,7 @@ def main() -> None:
     args = parser.parse_args()
 
     from hub_server import HubServer
-    from sync_fixtures import WRITE_TOKEN, add_sessions, hub_env
+    from sync_fixtures import WRITE_TOKEN, hub_env
 
     server = HubServer()
     server.add_token(WRITE_TOKEN)
@@ -78,7 +96,7 @@ def main() -> None:
         repo = f"alice/bench-{size}"
         with tempfile.TemporaryDirectory() as tmp:
             os.environ["FUNES_HOME"] = f"{tmp}/writer"
-            index_s, _ = timed(add_sessions, synthetic_sessions(size))
+            index_s, _ = timed(build_memory, synthetic_sessions(size))
             before = server.state.lfs_bytes_received
             push_s, report = timed(push, repo, yes=True)
             sent = server.state.lfs_bytes_received - before
@@ -88,7 +106,7 @@ def main() -> None:
                 f"({sent / max(report.pushed, 1):.0f} B/chunk)"
             )
 
-            add_sessions(synthetic_sessions(20, seed=99))
+            build_memory(synthetic_sessions(20, seed=99))
             before = server.state.lfs_bytes_received
             inc_s, inc = timed(push, repo)
             sent = server.state.lfs_bytes_received - before

@@ -1,4 +1,4 @@
-"""Run the real agent CLIs offline for `funes ask` tests: a scripted model on loopback, a fresh HOME.
+"""The real agent CLIs, offline, for `funes ask` tests: a scripted model on loopback, a fresh HOME.
 
 Each agent is configured the way a user would have it (model provider pointing at the scripted
 model) plus things `funes ask` must switch off for its run: a funes MCP server (the agent kit's
@@ -9,6 +9,7 @@ a leak shows up both in the request log and in the answer.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -65,16 +66,20 @@ class ScriptedModel:
         return [json.loads(line)["reply"] for line in self.replies_log.read_text().splitlines()]
 
 
-@pytest.fixture
-def scripted_model(tmp_path: Path) -> Iterator[ScriptedModel]:
-    work = tmp_path / "model"
-    work.mkdir()
+@contextlib.contextmanager
+def running_scripted_model(work: Path) -> Iterator[ScriptedModel]:
+    """The scripted model on a free loopback port, logging into `work`, for the block's duration."""
+    work.mkdir(parents=True)
     port_file = work / "port"
     model = ScriptedModel(0, work / "requests.jsonl", work / "replies.jsonl")
     env = {**os.environ, "STUB_REPLY_LOG": str(model.replies_log)}
     process = subprocess.Popen(
-        [sys.executable, str(MODEL_STUB), "--port", "0", "--port-file", str(port_file)]
-        + ["--log", str(model.requests_log), "--max-seconds", "300"],
+        [
+            sys.executable,
+            str(MODEL_STUB),
+            *("--port", "0", "--port-file", str(port_file)),
+            *("--log", str(model.requests_log), "--max-seconds", "300"),
+        ],
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=(work / "stub.err").open("w"),
@@ -86,9 +91,11 @@ def scripted_model(tmp_path: Path) -> Iterator[ScriptedModel]:
             pytest.fail(f"scripted model did not start: {(work / 'stub.err').read_text()}")
         time.sleep(0.05)
     model.port = int(port_file.read_text())
-    yield model
-    process.kill()
-    process.wait()
+    try:
+        yield model
+    finally:
+        process.kill()
+        process.wait()
 
 
 @dataclass
@@ -134,7 +141,8 @@ def setup_agent(
         )
         (home / ".claude").mkdir()
         stop_hook = {"hooks": [{"type": "command", "command": hook}]}
-        (home / ".claude" / "settings.json").write_text(json.dumps({"hooks": {"Stop": [stop_hook]}}))
+        settings = {"hooks": {"Stop": [stop_hook]}}
+        (home / ".claude" / "settings.json").write_text(json.dumps(settings))
     elif agent == "codex":
         codex_home = home / ".codex"
         codex_home.mkdir()
@@ -198,7 +206,7 @@ def setup_agent(
             f"  api_key: dummy\n  context_length: 128000\n"
             f"security:\n  allow_lazy_installs: false\n  tirith_enabled: false\n"
             f"hooks_auto_accept: true\n"
-            f"hooks:\n  on_session_start:\n    - command: \"{hook}\"\n"
+            f'hooks:\n  on_session_start:\n    - command: "{hook}"\n'
             f"mcp_servers:\n  funes:\n    command: {mcp['command']}\n"
             f"    args: [{mcp['args'][0]}]\n    enabled: true\n"
         )

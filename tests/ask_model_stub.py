@@ -1,4 +1,4 @@
-"""The agent kit's scripted model, taught to answer a `funes ask` prompt the way the instruction says.
+"""The agent kit's scripted model, taught to answer a `funes ask` prompt as its instruction says.
 
 Run as a script (same arguments as `agent-kit/stub/stub_llm.py`). A request whose conversation holds
 a `funes ask` prompt gets a scripted reply instead of "STUB: hello":
@@ -23,7 +23,8 @@ sys.path.insert(0, str(KIT_STUB))
 import stub_llm  # noqa: E402
 
 QUESTION_RE = re.compile(r"^Question: (.+)$", re.M)
-HEADER_RE = re.compile(r"^\[(?P<ts>[^\]]*)\] (?P<harness>\S+) \S*?(?P<sid>[0-9A-Za-z_-]+)\s+\S+\s+score=")
+# A passage header: `[<ts>] <harness> <workdir> <short session id> <role> <kind>  score=<s>`.
+HEADER_RE = re.compile(r"^\[(?P<ts>[^\]]*)\] (?P<harness>\S+) .* (?P<sid>\S+) \S+ \S+  score=")
 FILLER = {"about", "which", "there", "their", "would", "could", "should", "where", "what's"}
 NOT_SUPPORTED = (
     "The recalled passages do not support an answer to this question. Try rephrasing it, or add "
@@ -50,11 +51,11 @@ def grounded_reply(text: str) -> str | None:
         if match:
             header = match
             continue
-        if header is None or line.startswith(("  → get", "  ~ ", "---")):
+        if header is None or not line.startswith("│"):
             continue
         if words & set(re.findall(r"[a-z0-9']+", line.lower())):
             date = header["ts"][:10]
-            return f"{line.strip()}\nSources: {header['harness']} {date} {header['sid']}"
+            return f"{line[1:].strip()}\nSources: {header['harness']} {date} {header['sid']}"
     return NOT_SUPPORTED
 
 

@@ -1,27 +1,39 @@
-"""`funes ask` against the real agent CLIs, driven by the scripted model (tests/ask_model_stub.py)."""
+"""`funes ask` against the real agent CLIs, driven by the scripted model of ask_model_stub.py."""
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
-from funes.ask import AgentFailed, build_prompt, run_agent
 from ask_fixtures import (
     ScriptedModel,
     offered_tool_names,
     request_text,
-    scripted_model,  # noqa: F401  (fixture)
+    running_scripted_model,
     setup_agent,
 )
+from click.testing import CliRunner
+
+from funes.ask import AgentFailed, build_prompt, run_agent
+from funes.cli import main
 
 pytestmark = pytest.mark.agents
 
 AGENTS = ("claude", "codex", "pi", "hermes")
+
+
+@pytest.fixture
+def scripted_model(tmp_path: Path) -> Iterator[ScriptedModel]:
+    with running_scripted_model(tmp_path / "model") as model:
+        yield model
+
+
 PASSAGES = """\
-[2026-03-04T10:11:12Z] claude_code /home/dev/shop/5f1c2a9e text  score=0.912
-  → get 5f1c2a9e-0000-4000-8000-000000000001 7d2e0000-0000-4000-8000-000000000002 --memory /m
-We dropped the redis cache because eviction storms doubled p99 latency during the sale.
+[2026-03-04T10:11:12Z] claude_code /home/dev/shop 5f1c2a9e assistant text  score=0.912
+  → funes get 5f1c2a9e-0000-4000-8000-000000000001 7d2e0000-0000-4000-8000-02 --memory /m
+│ We dropped the redis cache because eviction storms doubled p99 latency during the sale.
 ---"""
 
 
@@ -77,10 +89,75 @@ def test_an_unreachable_model_fails_with_the_agent_exit_code(
     codex_config = tmp_path / "home/.codex/config.toml"
     if codex_config.exists():
         text = codex_config.read_text().replace(f":{scripted_model.port}/", ":9/")
-        codex_config.write_text(text + "stream_max_retries = 0\nrequest_max_retries = 0\n")
+        retries = 'env_key = "STUB_API_KEY"\nstream_max_retries = 0\nrequest_max_retries = 0\n'
+        codex_config.write_text(text.replace('env_key = "STUB_API_KEY"\n', retries))
 
     with pytest.raises(AgentFailed) as failure:
         run_agent(agent, build_prompt("why?", PASSAGES), timeout_s=240)
 
     assert failure.value.exit_code not in (0, None)
     assert str(failure.value).startswith(f"{agent} exited with code {failure.value.exit_code}")
+
+
+def _index_sample_memory() -> None:
+    from recall_fixtures import build_memory, sample_turns
+
+    build_memory(sample_turns())
+
+
+@pytest.mark.parametrize("agent", ["claude", "pi"])
+def test_funes_ask_prints_only_the_answer_grounded_in_recalled_passages(
+    agent: str, tmp_path: Path, scripted_model: ScriptedModel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _index_sample_memory()
+    setup_agent(agent, tmp_path, scripted_model, monkeypatch)
+
+    result = CliRunner().invoke(main, ["ask", agent, "why did we drop the redis cache"])
+
+    assert result.exit_code == 0, result.stderr
+    reply = scripted_model.replies()[-1]
+    assert result.stdout == reply + "\n"
+    assert "invalidation bugs served stale prices" in reply
+    assert "Sources: claude_code 2026-03-01 s-shop-0" in reply
+    assert f"asking {agent}" in result.stderr  # progress goes to stderr, never stdout
+
+
+def test_funes_ask_json_names_the_sources_sent_to_the_agent(
+    tmp_path: Path, scripted_model: ScriptedModel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _index_sample_memory()
+    setup_agent("codex", tmp_path, scripted_model, monkeypatch)
+
+    result = CliRunner().invoke(main, ["ask", "codex", "why did we drop the redis cache", "--json"])
+
+    assert result.exit_code == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert set(data) == {"answer", "sources", "agent", "memory"}
+    assert data["answer"] == scripted_model.replies()[-1]
+    assert data["agent"] == "codex"
+    assert data["memory"].endswith("memory")
+    assert {
+        "session_id": "s-shop-0001",
+        "turn_uuid": "u2",
+        "harness": "claude_code",
+        "ts": "2026-03-01T10:00:00Z",
+    } in data["sources"]
+    sent = [r for r in scripted_model.model_requests() if "RECALLED PASSAGES" in request_text(r)]
+    for source in data["sources"]:
+        assert source["session_id"][:8] in request_text(sent[-1])
+
+
+def test_a_failing_agent_run_exits_1_quoting_its_exit_code_and_stderr(
+    tmp_path: Path, scripted_model: ScriptedModel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _index_sample_memory()
+    setup_agent("pi", tmp_path, scripted_model, monkeypatch)
+    # A settings file naming a provider pi does not have: pi refuses to start the run.
+    settings = tmp_path / "home/.pi/agent/settings.json"
+    settings.write_text(json.dumps({"defaultProvider": "nowhere", "defaultModel": "none"}))
+
+    result = CliRunner().invoke(main, ["ask", "pi", "why did we drop the redis cache"])
+
+    assert result.exit_code == 1
+    assert result.stdout == ""
+    assert "pi exited with code" in result.stderr

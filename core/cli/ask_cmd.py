@@ -71,7 +71,9 @@ class StatusLine:
     help="Passages recalled and given to the agent.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print {answer, sources, agent, memory}.")
-def command(agent: str, question: tuple[str, ...], memory: str | None, k: int, as_json: bool) -> None:
+def command(
+    agent: str, question: tuple[str, ...], memory: str | None, k: int, as_json: bool
+) -> None:
     """Answer QUESTION from a memory, in the words of AGENT (claude, codex, pi or hermes).
 
     funes recalls the passages itself, then runs the agent's own CLI once, with its MCP servers,

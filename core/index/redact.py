@@ -340,17 +340,30 @@ _DETECTORS: tuple[_Regex | _Keyed | _PrivateKey, ...] = (
         validate=_has_digit,
     ),
     _Regex(
+        "api_key",  # OpenRouter, DeepSeek and other `sk-` keys
+        re.compile(r"sk-(?:or-v1-[0-9a-f]{64}|[A-Za-z0-9]{32,})"),
+        validate=_looks_random,
+    ),
+    _Regex(
         "api_key",  # other providers with a recognisable prefix
         re.compile(
-            r"sk-(?:or-v1-[0-9a-f]{64}|[A-Za-z0-9]{32,})|gsk_[A-Za-z0-9]{48,}|xai-[A-Za-z0-9]{60,}"
-            r"|csk-[a-z0-9]{40,}|r8_[A-Za-z0-9]{37}|pplx-[A-Za-z0-9]{40,}|dop_v1_[0-9a-f]{64}"
-            r"|dapi[0-9a-f]{32}|lin_api_[A-Za-z0-9]{40}|ntn_[A-Za-z0-9]{40,}"
-            r"|shp(?:at|ss)_[0-9a-fA-F]{32}"
+            r"gsk_[A-Za-z0-9]{48,}|xai-[A-Za-z0-9]{60,}|csk-[a-z0-9]{40,}|r8_[A-Za-z0-9]{37}"
+            r"|pplx-[A-Za-z0-9]{40,}|dop_v1_[0-9a-f]{64}|dapi[0-9a-f]{32}|lin_api_[A-Za-z0-9]{40}"
+            r"|ntn_[A-Za-z0-9]{40,}|shp(?:at|ss)_[0-9a-fA-F]{32}"
         ),
         validate=_looks_random,
         triggers=(
-            *("sk-", "gsk_", "xai-", "csk-", "r8_", "pplx-", "dop_v1_", "dapi", "lin_api_"),
-            *("ntn_", "shpat_", "shpss_"),
+            "gsk_",
+            "xai-",
+            "csk-",
+            "r8_",
+            "pplx-",
+            "dop_v1_",
+            "dapi",
+            "lin_api_",
+            "ntn_",
+            "shpat_",
+            "shpss_",
         ),
     ),
     _Regex(
