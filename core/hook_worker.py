@@ -29,7 +29,7 @@ from typing import Any
 
 from funes.hook import queue_dir
 from funes.model import HARNESS_ALIASES
-from funes.paths import claude_home, codex_home, hermes_home
+from funes.paths import claude_home, codex_home, funes_home, hermes_home
 
 log = logging.getLogger("funes.hook_worker")
 
@@ -154,7 +154,42 @@ def drain_once() -> list[Path]:
         return []
     for file, _ in entries:
         file.unlink(missing_ok=True)
+    _publish_bound_memories(entries)
     return transcripts
+
+
+def _publish_bound_memories(entries: list[tuple[Path, dict[str, Any]]]) -> None:
+    """Push a Hub memory an agent is bound to at its session boundary, or at the latest every
+    PUBLISH_INTERVAL_S for agents whose hooks give no clean end-of-session event."""
+    from funes.agents import bound_memory
+    from funes.memory import is_remote_spec
+
+    for agent in sorted({str(e.get("agent") or "") for _, e in entries}):
+        spec = bound_memory(agent) if agent else None
+        if not spec or not is_remote_spec(spec):
+            continue
+        ended = any(e.get("catch_up") for _, e in entries if e.get("agent") == agent)
+        stamp = funes_home() / "pushed" / (_sanitize(spec) + ".last")
+        try:
+            due = time.time() - stamp.stat().st_mtime >= PUBLISH_INTERVAL_S
+        except FileNotFoundError:
+            due = True
+        if not (ended or due):
+            continue
+        try:
+            from funes.sync.push import publish_in_background
+
+            pid = publish_in_background(spec)
+        except Exception:
+            log.exception("could not start the push of %s", spec)
+            continue
+        stamp.parent.mkdir(parents=True, exist_ok=True)
+        stamp.touch()
+        log.info("publishing %s for %s in the background (pid %d)", spec, agent, pid)
+
+
+def _sanitize(spec: str) -> str:
+    return "".join(c if c.isalnum() or c in "-." else "_" for c in spec)
 
 
 def drain() -> int:
@@ -182,6 +217,8 @@ def drain() -> int:
 # Second-pass vectors are computed after each drain for about this long (the rest next time).
 BACKFILL_BUDGET_S = 20.0
 BACKFILL_STEP_S = 4.0
+# A bound Hub memory is pushed at least this often while its agent keeps firing hooks.
+PUBLISH_INTERVAL_S = 15 * 60.0
 
 
 def _settle(paths: list[Path]) -> None:
