@@ -13,14 +13,13 @@ import contextlib
 import dataclasses
 import json
 import os
-import re
 import shutil
 import signal
 import subprocess
 import tempfile
 import threading
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -66,7 +65,12 @@ class AgentFailed(AskError):
     """The agent ran and failed: its exit code and the tail of what it said on stderr."""
 
     def __init__(self, agent: str, exit_code: int | None, detail: str) -> None:
-        code = "timed out" if exit_code is None else f"exited with code {exit_code}"
+        if exit_code is None:
+            code = "timed out"
+        elif exit_code == 0:
+            code = "reported a failure"
+        else:
+            code = f"exited with code {exit_code}"
         message = f"{agent} {code}"
         if detail.strip():
             message += f": {detail.strip()}"
@@ -90,6 +94,8 @@ class AskResult:
     sources: list[Source]
     agent: str
     memory: str
+    # Recall's notes for the reader (a failed search leg, a stale remote): not part of --json.
+    notes: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -138,7 +144,7 @@ def plan_from_recall(question: str, result: Any) -> AskPlan:
         if (hit.session_id, hit.turn_uuid) not in seen:
             seen.add((hit.session_id, hit.turn_uuid))
             sources.append(Source(hit.session_id, hit.turn_uuid, hit.harness, hit.ts))
-    return AskPlan(prompt=prompt, sources=sources, memory=result.memory_label, notes=result.notes)
+    return AskPlan(prompt, sources, result.memory_label, notes=list(result.notes))
 
 
 def prepare(
@@ -254,10 +260,11 @@ CODEX_FEATURES_OFF = ("hooks", "plugins", "apps", "shell_tool", "multi_agent")
 
 def _codex_argv(prompt: str) -> list[str]:
     # `-c mcp_servers={}` is merged into config.toml's tables, not put in their place: each
-    # configured server has to be switched off by name.
-    disable_servers: list[str] = []
-    for name in _codex_mcp_servers():
-        disable_servers += ["-c", f"mcp_servers.{_toml_key(name)}.enabled=false"]
+    # configured server has to be switched off by name. One inline table does them all, and
+    # (unlike a dotted `-c` path) it can name a server whose name holds a dot.
+    servers = _codex_mcp_servers()
+    off = ", ".join(f"{json.dumps(name)}={{enabled=false}}" for name in servers)
+    disable_servers = ["-c", f"mcp_servers={{{off}}}"] if servers else []
     return [
         "exec",
         "--json",
@@ -288,10 +295,6 @@ def _codex_mcp_servers() -> list[str]:
     return sorted(servers) if isinstance(servers, dict) else []
 
 
-def _toml_key(name: str) -> str:
-    return name if re.fullmatch(r"[A-Za-z0-9_-]+", name) else json.dumps(name)
-
-
 def _codex_line(line: str) -> StreamUpdate:
     event = _json_line(line)
     if event is None:
@@ -306,8 +309,8 @@ def _codex_line(line: str) -> StreamUpdate:
         return StreamUpdate(status="codex started")
     if kind == "turn.failed":
         return StreamUpdate(error=str((event.get("error") or {}).get("message") or "turn failed"))
-    if kind == "error":
-        return StreamUpdate(error=str(event.get("message") or "error"))
+    if kind == "error":  # also sent for each reconnect attempt, so not the end of the run
+        return StreamUpdate(status=f"codex: {event.get('message') or 'error'}")
     return StreamUpdate()
 
 
@@ -388,7 +391,7 @@ AGENT_CLIS: dict[str, AgentCli] = {
         _hermes_argv,
         _hermes_line,
         plain_text=True,
-        extra_env={"HERMES_SAFE_MODE": "1", "HERMES_ACCEPT_HOOKS": "0"},
+        extra_env={"HERMES_SAFE_MODE": "1"},
     ),
 }
 
@@ -452,7 +455,7 @@ def run_agent(
         timer = _kill_after(child, timeout_s)
         answer, error, plain = None, None, []
         try:
-            for line in _lines(child.stdout):
+            for line in (raw.rstrip("\n") for raw in child.stdout):
                 if cli.plain_text:
                     plain.append(line)
                     continue
@@ -504,15 +507,10 @@ def ask(
     find_agent(cli.name)
     plan = prepare(question, memory=memory, k=k, progress=progress)
     answer = run_agent(cli.name, plan.prompt, progress=progress, timeout_s=timeout_s)
-    return AskResult(answer=answer, sources=plan.sources, agent=cli.name, memory=plan.memory)
+    return AskResult(answer, plan.sources, cli.name, plan.memory, notes=plan.notes)
 
 
 # ------------------------------------------------------------------------------------ process
-
-
-def _lines(stream: Any) -> Iterator[str]:
-    for raw in stream:
-        yield raw.rstrip("\n")
 
 
 def _collect(stream: Any, tail: deque[str]) -> None:

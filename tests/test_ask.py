@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import io
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -11,6 +13,7 @@ from recall_fixtures import build_memory, sample_turns
 
 from funes.ask import INSTRUCTION, MAX_PROMPT_BYTES, Source, build_prompt, plan_from_recall, prepare
 from funes.cli import main
+from funes.cli.ask_cmd import StatusLine
 from funes.retrieve import Hit, RecallResult
 
 
@@ -174,3 +177,31 @@ def test_json_output_shape_is_pinned() -> None:
         "agent": "pi",
         "memory": "/m",
     }
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_progress_is_plain_lines_when_stderr_is_not_a_terminal() -> None:
+    stream = io.StringIO()
+    status = StatusLine(stream)
+    for line in ("recalling", "asking claude", "asking claude", "claude is writing"):
+        status.update(line)
+    status.stop()
+    assert stream.getvalue() == "funes: recalling\nfunes: asking claude\nfunes: claude is writing\n"
+
+
+def test_progress_is_a_spinner_cleared_at_the_end_on_a_terminal() -> None:
+    stream = _Terminal()
+    status = StatusLine(stream)
+    status.update("asking claude")
+    deadline = time.monotonic() + 5
+    while "asking claude" not in stream.getvalue() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    status.stop()
+    out = stream.getvalue()
+    assert "\r\x1b[2K⠋ asking claude" in out
+    assert out.endswith("\r\x1b[2K")
+    assert "\n" not in out

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import re
+import shutil
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -79,24 +82,33 @@ def test_off_topic_passages_get_the_not_supported_answer(
     assert "funes add" in answer
 
 
-@pytest.mark.parametrize("agent", ["claude", "codex"])
 def test_an_unreachable_model_fails_with_the_agent_exit_code(
-    agent: str, tmp_path: Path, scripted_model: ScriptedModel, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, scripted_model: ScriptedModel, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    setup_agent(agent, tmp_path, scripted_model, monkeypatch)
+    setup_agent("claude", tmp_path, scripted_model, monkeypatch)
     monkeypatch.setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:9")
     monkeypatch.setenv("CLAUDE_CODE_MAX_RETRIES", "0")
-    codex_config = tmp_path / "home/.codex/config.toml"
-    if codex_config.exists():
-        text = codex_config.read_text().replace(f":{scripted_model.port}/", ":9/")
-        retries = 'env_key = "STUB_API_KEY"\nstream_max_retries = 0\nrequest_max_retries = 0\n'
-        codex_config.write_text(text.replace('env_key = "STUB_API_KEY"\n', retries))
 
     with pytest.raises(AgentFailed) as failure:
-        run_agent(agent, build_prompt("why?", PASSAGES), timeout_s=240)
+        run_agent("claude", build_prompt("why?", PASSAGES), timeout_s=240)
 
     assert failure.value.exit_code not in (0, None)
-    assert str(failure.value).startswith(f"{agent} exited with code {failure.value.exit_code}")
+    assert str(failure.value).startswith(f"claude exited with code {failure.value.exit_code}")
+
+
+def test_an_agent_that_never_answers_is_stopped_at_the_timeout(
+    tmp_path: Path, scripted_model: ScriptedModel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Codex keeps reconnecting to a model that is not there; the whole process group is ended.
+    setup_agent("codex", tmp_path, scripted_model, monkeypatch)
+    config = tmp_path / "home/.codex/config.toml"
+    config.write_text(config.read_text().replace(f":{scripted_model.port}/", ":9/"))
+
+    with pytest.raises(AgentFailed) as failure:
+        run_agent("codex", build_prompt("why?", PASSAGES), timeout_s=5)
+
+    assert failure.value.exit_code is None
+    assert str(failure.value) == "codex timed out: no answer after 5 s"
 
 
 def _index_sample_memory() -> None:
@@ -151,13 +163,44 @@ def test_a_failing_agent_run_exits_1_quoting_its_exit_code_and_stderr(
     tmp_path: Path, scripted_model: ScriptedModel, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _index_sample_memory()
-    setup_agent("pi", tmp_path, scripted_model, monkeypatch)
-    # A settings file naming a provider pi does not have: pi refuses to start the run.
-    settings = tmp_path / "home/.pi/agent/settings.json"
-    settings.write_text(json.dumps({"defaultProvider": "nowhere", "defaultModel": "none"}))
+    setup_agent("claude", tmp_path, scripted_model, monkeypatch)
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:9")
+    monkeypatch.setenv("CLAUDE_CODE_MAX_RETRIES", "0")
 
-    result = CliRunner().invoke(main, ["ask", "pi", "why did we drop the redis cache"])
+    result = CliRunner().invoke(main, ["ask", "claude", "why did we drop the redis cache"])
 
     assert result.exit_code == 1
     assert result.stdout == ""
-    assert "pi exited with code" in result.stderr
+    [error] = [line for line in result.stderr.splitlines() if line.startswith("Error: ")]
+    assert re.match(r"Error: claude exited with code [1-9]\d*: \S", error), result.stderr
+
+
+PLAIN_RUNS = {  # how the agent runs non-interactively when nothing is switched off
+    "claude": ["-p", "hello"],
+    "codex": ["exec", "--skip-git-repo-check", "hello"],
+    "pi": ["-p", "hello"],
+    "hermes": ["chat", "-Q", "-q", "hello"],
+}
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_control_the_fixture_agent_offers_funes_tools_when_nothing_is_switched_off(
+    agent: str, tmp_path: Path, scripted_model: ScriptedModel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Without this, "no tool was offered" above could pass because the fixture never set any up.
+    home = setup_agent(agent, tmp_path, scripted_model, monkeypatch)
+    binary = shutil.which(agent)
+    assert binary is not None
+
+    subprocess.run(
+        [binary, *PLAIN_RUNS[agent]],
+        cwd=home.home,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        timeout=240,
+        check=False,
+    )
+
+    offered = {name for r in scripted_model.model_requests() for name in offered_tool_names(r)}
+    assert [name for name in offered if "recall" in name], offered
+    assert home.hook_log.exists(), "the fixture's hook (or codex notify) did not fire"

@@ -91,6 +91,8 @@ def command(
         raise click.ClickException(str(error)) from None
     finally:
         status.stop()
+    for note in result.notes:
+        click.echo(f"note: {note}", err=True)
     if as_json:
         click.echo(json.dumps(result.as_dict(), indent=2, ensure_ascii=False))
     else:

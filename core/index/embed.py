@@ -24,6 +24,19 @@ BUNDLED_MODEL_DIR = Path(__file__).resolve().parent.parent / "models" / "minilm-
 HASHED_FILES = ("model.safetensors", "tokenizer.json")
 
 
+# Batches this large take the word-cache path (funes.index.word_embed); it gives the same
+# vectors as model2vec for any text under its 512-token cap, several times faster on
+# transcripts, but a single short query is cheaper the plain way.
+WORD_PATH_MIN_TEXTS = 64
+
+
+@cache
+def _word_encoder(model: Any) -> Any:
+    from funes.index import word_embed
+
+    return word_embed.WordSumEncoder(model) if word_embed.supports(model) else None
+
+
 class ModelNotAvailable(RuntimeError):
     """The requested embedding model cannot be loaded offline; the message says how to fix it."""
 
@@ -41,10 +54,14 @@ class Embedder:
 
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        # No multiprocessing: the indexer owns parallelism, and forking a process that holds
-        # Lance's threads is unsafe.
-        vectors = self.model.encode(list(texts), use_multiprocessing=False)
-        vectors = np.asarray(vectors, dtype=np.float32)  # fp16 models return float16
+        words = _word_encoder(self.model) if len(texts) >= WORD_PATH_MIN_TEXTS else None
+        if words is not None:
+            vectors = words.encode(texts)
+        else:
+            # No multiprocessing: the indexer owns parallelism, and forking a process that
+            # holds Lance's threads is unsafe.
+            vectors = self.model.encode(list(texts), use_multiprocessing=False)
+            vectors = np.asarray(vectors, dtype=np.float32)  # fp16 models return float16
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
         np.divide(vectors, norms, out=vectors, where=norms > 0)
         return vectors

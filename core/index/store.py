@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -88,12 +87,11 @@ def chunks_to_arrow(chunks: Sequence[Chunk], vectors: np.ndarray, schema: pa.Sch
     import numpy as np
     import pyarrow as pa
 
-    rows = [asdict(c) for c in chunks]
     columns: dict[str, Any] = {}
     for name in schema.names:
         if name == "vector":
             continue
-        columns[name] = [row[name] for row in rows]
+        columns[name] = [getattr(c, name) for c in chunks]
     dim = schema.field("vector").type.list_size
     flat = np.ascontiguousarray(vectors, dtype=np.float32).reshape(-1)
     columns["vector"] = pa.FixedSizeListArray.from_arrays(pa.array(flat, pa.float32()), dim)
