@@ -53,9 +53,10 @@ def measure(name: str, paths: list[Path]) -> dict[str, object]:
         from funes.index.store import ChunkStore
 
         texts = ChunkStore.open(memory).scan(["text"]).column("text").to_pylist()
-    embedder = load_embedder()
+    # The baseline: model2vec's own encode of the very same texts, in this process.
+    model = load_embedder().model
     started = time.perf_counter()
-    embedder.encode(texts)
+    model.encode(texts, use_multiprocessing=False)
     encode_s = time.perf_counter() - started
     chunks = report.chunks_added
     return {
@@ -79,13 +80,25 @@ def main() -> None:
         "--locomo-out", type=Path, default=Path(tempfile.gettempdir()) / "funes-locomo"
     )
     parser.add_argument("--skip-locomo", action="store_true")
+    parser.add_argument("--one", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    results = []
+    if args.one:
+        name, *paths = args.one
+        json.dump(measure(name, [Path(p) for p in paths]), sys.stdout)
+        return
+    jobs = []
     if not args.skip_locomo:
         home = build_locomo(args.locomo_out)
-        results.append(measure("locomo", [home / ".claude", home / ".codex"]))
-    results.append(measure("shared-corpus", [SHARED / "corpus"]))
+        jobs.append(["locomo", str(home / ".claude"), str(home / ".codex")])
+    jobs.append(["shared-corpus", str(SHARED / "corpus")])
+    results = []
+    for job in jobs:
+        # One process per corpus, so peak RSS is that corpus's own.
+        out = subprocess.run(
+            [sys.executable, __file__, "--one", *job], check=True, capture_output=True, text=True
+        ).stdout
+        results.append(json.loads(out))
     json.dump(results, sys.stdout, indent=2)
     print()
 

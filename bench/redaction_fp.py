@@ -15,7 +15,9 @@ import json
 import sys
 import time
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 CHUNK_CHARS = 1000
@@ -48,7 +50,7 @@ def raw_lines(corpus: Path) -> list[str]:
     return lines
 
 
-def findings_report(texts: list[str], snippets: int) -> dict[str, object]:
+def findings_report(texts: list[str], snippets: int) -> dict[str, Any]:
     from funes.index.redact import scan
 
     by_kind: dict[str, list[str]] = defaultdict(list)
@@ -72,7 +74,7 @@ def speed_report(texts: list[str]) -> dict[str, float]:
     embedder = load_embedder()
     embedder.encode(chunks[:100])  # warm-up
 
-    def timed(run) -> float:
+    def timed(run: Callable[[], object]) -> float:
         best = float("inf")
         for _ in range(3):
             started = time.perf_counter()
@@ -87,6 +89,7 @@ def speed_report(texts: list[str]) -> dict[str, float]:
         "mean_chunk_chars": round(sum(map(len, chunks)) / len(chunks)),
         "redact_chunks_per_s": round(len(chunks) / redact_s),
         "redact_us_per_chunk": round(redact_s / len(chunks) * 1e6, 1),
+        "redact_us_per_kb": round(redact_s / sum(map(len, chunks)) * 1e9, 1),
         "embed_chunks_per_s": round(len(chunks) / embed_s),
         "redact_cost_vs_embed": round(redact_s / embed_s, 3),
     }
@@ -100,7 +103,7 @@ def main() -> None:
     args = parser.parse_args()
 
     blocks = block_texts(args.corpus)
-    report = {
+    report: dict[str, Any] = {
         "blocks": findings_report(blocks, args.snippets),
         "raw_lines": findings_report(raw_lines(args.corpus), args.snippets),
         "speed": speed_report(blocks),

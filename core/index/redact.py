@@ -224,10 +224,12 @@ class _Keyed:
 
 
 _PEM_BEGIN = re.compile(r"-----BEGIN (?P<label>(?:[A-Z0-9]+ ){0,2}PRIVATE KEY(?: BLOCK)?)-----")
-_PEM_END = re.compile(r"(?:[A-Za-z0-9+/=]{16,}(?:\s|\\[nr])+)+-----END (?:[A-Z0-9]+ ){0,2}PRIVATE")
-# What may sit between PEM lines: newlines raw or JSON-escaped, and RFC 1421 header lines.
-_PEM_NOISE = re.compile(r"\\[nrt]|\s|\\?[\"']|(?:Proc-Type|DEK-Info|Version|Comment|Hash):[^\n\\]*")
-_BASE64_RUN = re.compile(r"[A-Za-z0-9+/=]*")
+_PEM_END = re.compile(r"(?:[A-Za-z0-9+/=]{16,}(?:\s|\\+[nr])+)+-----END (?:[A-Z0-9]+ ){0,2}PRIVATE")
+# What may sit between PEM lines: newlines raw or JSON-escaped (once or more), RFC 1421 headers.
+_PEM_NOISE = re.compile(
+    r"\\+[nrt]|\s|\\*[\"']|(?:Proc-Type|DEK-Info|Version|Comment|Hash):[^\n\\]*"
+)
+_BASE64_START = re.compile(r"[A-Za-z0-9+/=]{40}")
 
 
 @dataclass(frozen=True)
@@ -250,7 +252,7 @@ class _PrivateKey:
             end_marker = f"-----END {begin['label']}-----"
             end = text.find(end_marker, begin.end(), begin.end() + 65536)
             body = text[begin.end() : end if end >= 0 else begin.end() + 512]
-            if len(_BASE64_RUN.match(_PEM_NOISE.sub("", body)).group()) < 40:
+            if not _BASE64_START.match(_PEM_NOISE.sub("", body)):
                 continue
             covered = end + len(end_marker) if end >= 0 else len(text)
             spans.append((begin.start(), covered))
@@ -264,8 +266,10 @@ class _PrivateKey:
 _Q = r"\\{0,3}[\"'`]"  # a quote, raw or JSON-escaped once or twice
 _SEP = r"\s*(?:=>|:=|=|:)\s*"
 # Words that make `<word>_key` a secret name (`primary_key`, `cache_key` are not).
-_KEY_WORDS = ("api", "access", "secret", "private", "signing", "encryption", "master", "auth")
-_KEY_WORDS += ("client", "account", "license")
+_KEY_WORDS = (
+    *("api", "access", "secret", "private", "signing", "encryption", "master", "auth"),
+    *("client", "account", "license"),
+)
 
 
 def _key_after(separators: tuple[str, ...], upper: bool) -> str:
@@ -460,7 +464,9 @@ _DETECTORS: tuple[_Regex | _Keyed | _PrivateKey, ...] = (
         re.compile(
             r"(?:PASSWORD|PASSWD|(?<![A-Z])PASS|SECRET|TOKEN|CREDENTIALS?|AUTH"
             rf"|{_key_after(('_', ''), upper=True)})"
-            rf"(?:_[0-9]+)?(?:=|{_SEP}(?={_Q}))(?:{_Q})?(?P<secret>[^\s\"'`\\#;|&,)]+)"
+            rf"(?:_[0-9]+)?(?:=|{_SEP}(?={_Q}))(?:{_Q})?"
+            # quoted: up to the closing quote; bare: up to shell punctuation
+            r"(?P<secret>(?<=[\"'`])[^\s\"'`\\]+|[^\s\"'`\\#;|&,)]+)"
         ),
         validate=_is_env_value,
     ),

@@ -56,7 +56,7 @@ class VectorCache:
         schema = pa.schema(
             [
                 pa.field("key", pa.string(), nullable=False),
-                pa.field("vector", pa.list_(pa.float32(), dim)),
+                pa.field("vector", pa.list_(pa.float16(), dim)),
             ],
             metadata={META_MODEL_ID: model_id.encode()},
         )
@@ -95,8 +95,8 @@ class VectorCache:
 
         if not keys:
             return
-        flat = np.ascontiguousarray(vectors, dtype=np.float32).reshape(-1)
-        vector = pa.FixedSizeListArray.from_arrays(pa.array(flat, pa.float32()), self.dim)
+        flat = np.ascontiguousarray(vectors, dtype=np.float16).reshape(-1)
+        vector = pa.FixedSizeListArray.from_arrays(pa.array(flat, pa.float16()), self.dim)
         batch = pa.Table.from_arrays(
             [pa.array(list(keys), pa.string()), vector], schema=self.table.schema
         )

@@ -1,0 +1,121 @@
+"""The bundled static embedding model: offline, torch-free, normalised, with a stable identity."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from funes.index.embed import (
+    BUNDLED_MODEL_DIR,
+    BUNDLED_MODEL_ID,
+    ModelNotAvailable,
+    load_embedder,
+    model_content_hash,
+)
+
+# Printed by scripts/build_static_model.py; a rebuild that changes it changes every memory's
+# vector space, so updating this pin must be a deliberate act.
+BUNDLED_CONTENT_HASH = "19831ca8345b1e87ac8f9be21b2da2d9a59e2aaaa460aa310fca2eadf3059a0d"
+
+
+def test_bundled_model_identity() -> None:
+    embedder = load_embedder()
+    assert embedder.model_id == BUNDLED_MODEL_ID
+    assert embedder.dim == 256
+    assert embedder.content_hash == BUNDLED_CONTENT_HASH
+    assert load_embedder(BUNDLED_MODEL_ID) is embedder  # loaded once per process
+
+
+def test_bundled_model_ships_licence_and_card() -> None:
+    card = (BUNDLED_MODEL_DIR / "README.md").read_text()
+    assert "license: apache-2.0" in card
+    assert "base_model: sentence-transformers/all-MiniLM-L6-v2" in card
+    assert BUNDLED_CONTENT_HASH in card
+    assert "Apache License, Version 2.0" in (BUNDLED_MODEL_DIR / "NOTICE").read_text()
+    config = json.loads((BUNDLED_MODEL_DIR / "config.json").read_text())
+    assert config["tokenizer_name"] == "sentence-transformers/all-MiniLM-L6-v2"  # no build path
+
+
+def test_encode_returns_normalised_float32_rows() -> None:
+    vectors = load_embedder().encode(["fix the flaky login test", "x", "   "])
+    assert vectors.dtype == np.float32
+    assert vectors.shape == (3, 256)
+    norms = np.linalg.norm(vectors, axis=1)
+    assert np.allclose(norms[:2], 1.0, atol=1e-5)
+    assert norms[2] == 0.0  # whitespace has no tokens: a zero row, never NaN
+    assert not np.isnan(vectors).any()
+
+
+def test_encode_empty_batch() -> None:
+    assert load_embedder().encode([]).shape == (0, 256)
+
+
+def test_vectors_carry_meaning() -> None:
+    cat, kitten, revenue = load_embedder().encode(
+        ["the cat sat on the mat", "a kitten sleeping on a rug", "quarterly revenue forecast"]
+    )
+    assert float(cat @ kitten) > float(cat @ revenue) + 0.1
+
+
+def test_content_hash_ignores_location(tmp_path: Path) -> None:
+    copy = tmp_path / "elsewhere"
+    shutil.copytree(BUNDLED_MODEL_DIR, copy)
+    embedder = load_embedder(str(copy))
+    assert embedder.content_hash == BUNDLED_CONTENT_HASH
+    assert np.allclose(embedder.encode(["same words"]), load_embedder().encode(["same words"]))
+
+
+def test_content_hash_sees_changed_weights(tmp_path: Path) -> None:
+    copy = tmp_path / "tampered"
+    shutil.copytree(BUNDLED_MODEL_DIR, copy)
+    with (copy / "tokenizer.json").open("a") as handle:
+        handle.write(" ")
+    assert model_content_hash(copy) != BUNDLED_CONTENT_HASH
+
+
+@pytest.fixture
+def hub_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    import huggingface_hub.constants
+
+    cache = tmp_path / "hf-cache"
+    cache.mkdir()
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_CACHE", str(cache))
+    return cache
+
+
+def test_uncached_hub_model_fails_fast_with_the_fix(hub_cache: Path) -> None:
+    with pytest.raises(ModelNotAvailable, match="not in the local Hugging Face cache"):
+        load_embedder("minishlab/potion-retrieval-32M")
+
+
+def test_cached_hub_model_loads_offline(hub_cache: Path) -> None:
+    """A model in the standard cache layout loads without any network access."""
+    repo = hub_cache / "models--someorg--static-test"
+    commit = "0" * 40
+    snapshot = repo / "snapshots" / commit
+    shutil.copytree(BUNDLED_MODEL_DIR, snapshot)
+    (repo / "refs").mkdir()
+    (repo / "refs" / "main").write_text(commit)
+    embedder = load_embedder("someorg/static-test")
+    assert embedder.model_id == "someorg/static-test"
+    assert embedder.content_hash == BUNDLED_CONTENT_HASH
+    assert embedder.encode(["hello"]).shape == (1, 256)
+
+
+def test_embedding_never_imports_torch() -> None:
+    probe = (
+        "import sys; from funes.index.embed import load_embedder; "
+        "load_embedder().encode(['does this pull in torch?']); "
+        "print(sorted(m for m in ('torch', 'transformers', 'sentence_transformers') "
+        "if m in sys.modules))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=120
+    )
+    assert done.stdout.strip() == "[]"
