@@ -7,7 +7,6 @@ memory is never opened with another model, because its vectors would be meaningl
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -105,11 +104,6 @@ def chunks_to_arrow(chunks: Sequence[Chunk], vectors: np.ndarray, schema: pa.Sch
     return pa.Table.from_arrays(arrays, schema=schema)
 
 
-def _quiet_lance() -> None:
-    # lancedb prints a Rust WARN on every projected query without a score column.
-    os.environ.setdefault("LANCEDB_LOG", "error")
-
-
 def memory_exists(path: Path) -> bool:
     return (path / f"{TABLE}.lance").is_dir()
 
@@ -132,9 +126,9 @@ class ChunkStore:
         path = Path(path) if path is not None else local_memory_dir()
         if not memory_exists(path):
             raise MemoryNotFound(f"no memory at {path} — run `funes index` or `funes add <agent>`")
-        _quiet_lance()
-        import lancedb
+        from funes.lance import import_lancedb
 
+        lancedb = import_lancedb()
         db = lancedb.connect(str(path))
         store = cls(path, db, db.open_table(TABLE))
         if embedder is not None:
@@ -148,9 +142,9 @@ class ChunkStore:
         path = Path(path) if path is not None else local_memory_dir()
         if memory_exists(path):
             return cls.open(path, embedder=embedder)
-        _quiet_lance()
-        import lancedb
+        from funes.lance import import_lancedb
 
+        lancedb = import_lancedb()
         path.mkdir(parents=True, exist_ok=True)
         db = lancedb.connect(str(path))
         schema = chunks_schema(embedder.dim, embedder.model_id, embedder.content_hash)

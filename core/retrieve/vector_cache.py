@@ -48,7 +48,9 @@ class VectorCache:
         if not create and not (folder / f"{name}.lance").is_dir():
             return None
         os.environ.setdefault("LANCEDB_LOG", "error")
-        import lancedb
+        from funes.lance import import_lancedb
+
+        lancedb = import_lancedb()
         import pyarrow as pa
 
         folder.mkdir(parents=True, exist_ok=True)

@@ -93,7 +93,9 @@ class RemoteCache:
     def apply_shards(self, files: list[Path]) -> None:
         """Fold shard files into the copy; idempotent per chunk id (a half-applied update or a
         chunk pushed twice never duplicates a row)."""
-        import lancedb
+        from funes.lance import import_lancedb
+
+        lancedb = import_lancedb()
         import pyarrow.parquet as pq
 
         from funes.index.store import TABLE, ChunkStore, memory_exists
