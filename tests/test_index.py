@@ -154,7 +154,12 @@ def test_a_killed_run_leaves_a_readable_memory_and_the_next_run_completes_it(
     env = {**os.environ}
     # Reference: a clean run in its own home.
     env_ref = {**env, "FUNES_HOME": str(tmp_path / "ref")}
-    subprocess.run([*FUNES, "index", "--second-pass", "0", str(target)], env=env_ref, check=True, capture_output=True)
+    subprocess.run(
+        [*FUNES, "index", "--second-pass", "0", str(target)],
+        env=env_ref,
+        check=True,
+        capture_output=True,
+    )
     for delay in (0.8, 1.6, 2.4):
         proc = subprocess.Popen([*FUNES, "index", "--second-pass", "0", str(target)], env=env)
         time.sleep(delay)
@@ -162,7 +167,12 @@ def test_a_killed_run_leaves_a_readable_memory_and_the_next_run_completes_it(
         proc.wait()
         if local_memory_dir().exists():
             stored_ids()  # readable after the kill
-    subprocess.run([*FUNES, "index", "--second-pass", "0", str(target)], env=env, check=True, capture_output=True)
+    subprocess.run(
+        [*FUNES, "index", "--second-pass", "0", str(target)],
+        env=env,
+        check=True,
+        capture_output=True,
+    )
     ids = stored_ids()
     assert len(ids) == len(set(ids))
     os.environ["FUNES_HOME"], saved = str(tmp_path / "ref"), os.environ["FUNES_HOME"]
@@ -176,7 +186,10 @@ def test_a_killed_run_leaves_a_readable_memory_and_the_next_run_completes_it(
 def test_concurrent_writers_never_duplicate(corpus: Path) -> None:
     target = corpus / "funes-fixtures"
     procs = [
-        subprocess.Popen([*FUNES, "index", "--second-pass", "0", str(target)], stderr=subprocess.PIPE) for _ in range(3)
+        subprocess.Popen(
+            [*FUNES, "index", "--second-pass", "0", str(target)], stderr=subprocess.PIPE
+        )
+        for _ in range(3)
     ]
     for proc in procs:
         proc.wait(timeout=300)
