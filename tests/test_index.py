@@ -207,3 +207,42 @@ def test_status_counts_sessions_turns_and_chunks_per_agent(corpus: Path) -> None
     assert set(info["agents"]) == {"claude_code", "codex", "pi"}
     assert all(a["sessions"] == 1 and a["turns"] > 0 for a in info["agents"].values())
     assert info["model"]["id"]
+
+
+def test_a_deleted_memory_is_rebuilt_in_full_even_if_its_state_survived(corpus: Path) -> None:
+    fixtures = corpus / "funes-fixtures"
+    first = index([fixtures])
+    shutil.rmtree(local_memory_dir())
+    again = index([fixtures])
+    assert again.chunks_added == first.chunks_added
+    assert sorted(stored_ids()) == sorted(set(stored_ids()))
+
+
+def test_a_memory_keeps_the_model_it_was_created_with(corpus: Path, tmp_path: Path) -> None:
+    from funes.index.embed import BUNDLED_MODEL_DIR
+
+    other_model = tmp_path / "my-static-model"
+    shutil.copytree(BUNDLED_MODEL_DIR, other_model)
+    index([corpus / "funes-fixtures" / "pi_session.jsonl"], model=str(other_model))
+    assert ChunkStore.open().model_id == str(other_model)
+    # Later runs use the memory's own model without being told.
+    index([corpus / "funes-fixtures" / "codex_session.jsonl"])
+    assert ChunkStore.open().model_id == str(other_model)
+    result = subprocess.run(
+        [*FUNES, "index", "--model", "funes-minilm-l6-static-256", str(corpus / "funes-fixtures")],
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 1
+    assert "move" in result.stderr and "--model" in result.stderr
+
+
+def test_a_hub_model_that_is_not_cached_is_a_one_line_error(corpus: Path) -> None:
+    result = subprocess.run(
+        [*FUNES, "index", "--model", "minishlab/potion-retrieval-32M", str(corpus / "pi")],
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 1
+    assert "not in the local Hugging Face cache" in result.stderr
+    assert "Traceback" not in result.stderr

@@ -38,6 +38,14 @@ HARNESS_CHOICES = ["claude", "claude_code", "codex", "pi", "hermes", "parquet"]
     help="Then precompute second-pass (MiniLM) vectors for this long; 0 skips. "
     "Recall computes any still missing on demand.",
 )
+@click.option(
+    "--model",
+    default=None,
+    metavar="NAME",
+    help="Embedding model for a new memory: a model2vec folder or a Hub id already in the "
+    "local cache (e.g. minishlab/potion-retrieval-32M). Default: the bundled model. "
+    "An existing memory keeps its own.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the run's report as JSON.")
 def command(
     paths: tuple[Path, ...],
@@ -45,6 +53,7 @@ def command(
     budget: float | None,
     everything: bool,
     second_pass_s: float,
+    model: str | None,
     as_json: bool,
 ) -> None:
     """Index agent transcripts into the local memory (new turns only).
@@ -60,6 +69,7 @@ def command(
       funes index --harness codex
       funes index ~/.claude/projects/my-project
     """
+    from funes.index.embed import ModelNotAvailable
     from funes.index.indexer import index
     from funes.index.lock import LockBusy
     from funes.index.store import ModelMismatch
@@ -74,8 +84,9 @@ def command(
             budget_s=budget,
             everything=everything,
             progress=reporter,
+            model=model,
         )
-    except (FileNotFoundError, ValueError, LockBusy, ModelMismatch) as exc:
+    except (FileNotFoundError, ValueError, LockBusy, ModelMismatch, ModelNotAvailable) as exc:
         raise click.ClickException(str(exc)) from exc
     finally:
         reporter.close()

@@ -113,12 +113,15 @@ def index(
     progress: Progress | None = None,
     memory_path: Path | None = None,
     lock_wait_s: float = 10.0,
+    model: str | None = None,
 ) -> IndexReport:
     """Index new turns into the local memory.
 
     With `paths`, every unit under them is read in full. Without, every agent's transcripts
     are swept newest first until `budget_s` (default 60 s) runs out, unless `everything`;
-    what is left is recorded as the backlog that later runs finish.
+    what is left is recorded as the backlog that later runs finish. `model` picks the
+    embedding model when the memory is created (default: the bundled one); an existing memory
+    always keeps its own.
     """
     started = time.monotonic()
     report = IndexReport()
@@ -129,7 +132,7 @@ def index(
     budget = None if (explicit or everything) else (budget_s or DEFAULT_BUDGET_S)
 
     with writer_lock(wait_s=lock_wait_s):
-        run = _IndexRun(report, notify, memory_path)
+        run = _IndexRun(report, notify, memory_path, model)
         notify("start", {"units": len(units)})
         for position, unit in enumerate(units):
             # Every run reads at least one unit, so a backlog always shrinks.
@@ -148,17 +151,35 @@ def index(
 class _IndexRun:
     """One indexing run: buffers chunks, embeds and appends in batches, saves state after."""
 
-    def __init__(self, report: IndexReport, notify: Progress, memory_path: Path | None) -> None:
+    def __init__(
+        self, report: IndexReport, notify: Progress, memory_path: Path | None, model: str | None
+    ) -> None:
         from funes.index.embed import load_embedder
         from funes.index.redact import redact
-        from funes.index.store import ChunkStore
+        from funes.index.store import ChunkStore, ModelMismatch, memory_exists
+        from funes.paths import local_memory_dir
 
         self.report = report
         self.notify = notify
-        self.state = IndexState.load()
-        self.embedder = load_embedder()
         self.redact = redact
-        self.store = ChunkStore.create_or_open(memory_path, self.embedder)
+        path = memory_path or local_memory_dir()
+        if memory_exists(path):
+            # An existing memory keeps the model it was created with.
+            self.store = ChunkStore.open(path)
+            if model and self.store.model_id and model != self.store.model_id:
+                raise ModelMismatch(
+                    f"the memory at {path} uses embedding model {self.store.model_id}, not "
+                    f"{model}; to switch, move {path} aside and run `funes index --all "
+                    f"--model {model}`"
+                )
+            self.embedder = load_embedder(self.store.model_id or None)
+            self.store.check_model(self.embedder)
+            self.state = IndexState.load()
+        else:
+            self.embedder = load_embedder(model)
+            self.store = ChunkStore.create_or_open(path, self.embedder)
+            # A memory deleted while its state survived is rebuilt in full.
+            self.state = IndexState()
         self.store_empty = self.store.count() == 0
         self.buffer: list[Chunk] = []
         self.buffer_ids: set[str] = set()
