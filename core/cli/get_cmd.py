@@ -6,6 +6,7 @@ import sys
 
 import click
 
+from funes.cli.options import format_option, memory_option
 from funes.retrieve.get import DEFAULT_WINDOW
 
 
@@ -19,14 +20,9 @@ from funes.retrieve.get import DEFAULT_WINDOW
     show_default=True,
     help="Also show the turns within N seqs of this one.",
 )
-@click.option("--memory", help="Memory to read: local (default), a folder, ORG/REPO or hf://…")
+@memory_option
 @click.option("--json", "as_json", is_flag=True, help="Print the turns as JSON.")
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["agent", "human"]),
-    help="Output format (default: human on a terminal, agent otherwise).",
-)
+@format_option
 def command(
     session_id: str,
     turn_uuid: str,

@@ -6,6 +6,7 @@ import sys
 
 import click
 
+from funes.cli.options import format_option, memory_option
 from funes.retrieve.pipeline import DEFAULT_CANDIDATES, DEFAULT_K, DEFAULT_NEIGHBORS
 from funes.retrieve.recency import DEFAULT_HALF_LIFE_DAYS
 
@@ -53,14 +54,9 @@ BLOCK_TYPE_CHOICES = ["text", "thinking", "tool_use", "tool_result"]
     show_default=True,
     help="Recency half-life in days (a gentle, bounded preference); 0 turns it off.",
 )
-@click.option("--memory", help="Memory to read: local (default), a folder, ORG/REPO or hf://…")
+@memory_option
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["agent", "human"]),
-    help="Output format (default: human on a terminal, agent otherwise).",
-)
+@format_option
 def command(
     query: tuple[str, ...],
     k: int,

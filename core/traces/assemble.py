@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from funes.model import Block, Turn
-from funes.traces.text import elide_payloads
+from funes.traces.text import elide_payloads, render_tool_input
 
 # How many tool-call ids → names are remembered across reads (results follow their calls closely).
 TOOL_NAME_MEMORY = 512
@@ -107,6 +107,34 @@ class TurnAssembler:
             "open_key": self.open_key,
             "open": _turn_to_json(self.open) if self.open is not None else None,
         }
+
+
+def add_assistant_content(
+    assembler: TurnAssembler,
+    turn: Turn,
+    content: Any,
+    *,
+    tool_call_type: str,
+    arguments_key: str,
+) -> None:
+    """Text, thinking and tool calls of an Anthropic-shaped assistant message (Claude Code,
+    pi); the agents differ only in what they call a tool call and its arguments."""
+    if isinstance(content, str):
+        assembler.add(turn, "text", content)
+        return
+    for item in content or []:
+        if not isinstance(item, dict):
+            continue
+        kind = item.get("type")
+        if kind == "text":
+            assembler.add(turn, "text", item.get("text"))
+        elif kind == "thinking":
+            assembler.add(turn, "thinking", item.get("thinking"))
+        elif kind == tool_call_type:
+            name, call_id = item.get("name"), item.get("id")
+            assembler.remember_tool(call_id, name)
+            text = render_tool_input(item.get(arguments_key)) or str(name or "")
+            assembler.add(turn, "tool_use", text, tool_name=name, tool_use_id=call_id)
 
 
 def _turn_to_json(turn: Turn) -> dict[str, Any]:

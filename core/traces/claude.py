@@ -28,11 +28,11 @@ from pathlib import Path
 from typing import Any
 
 from funes.paths import claude_home
-from funes.traces.assemble import TurnAssembler
+from funes.traces.assemble import TurnAssembler, add_assistant_content
 from funes.traces.base import ReadResult, Resume
 from funes.traces.detect import classify
 from funes.traces.incremental import read_incrementally
-from funes.traces.text import clean_user_text, flatten_content, iso_utc, render_tool_input
+from funes.traces.text import clean_user_text, flatten_content, iso_utc
 
 HARNESS = "claude_code"
 # How many sidechain uuids are remembered to find which subagent a record belongs to.
@@ -117,7 +117,13 @@ def handle_record(
     if kind == "assistant":
         key = f"{session}\x00{message.get('id') or record.get('uuid')}"
         turn = assembler.reopen(key) or assembler.start(**fields, open_key=key)
-        _assistant_blocks(assembler, turn, message.get("content"))
+        add_assistant_content(
+            assembler,
+            turn,
+            message.get("content"),
+            tool_call_type="tool_use",
+            arguments_key="input",
+        )
         return
     content = message.get("content")
     has_prompt = isinstance(content, str) or any(
@@ -142,25 +148,6 @@ def _unique_uuid(
     recent.append(uuid)
     del recent[:-UUID_MEMORY]
     return uuid
-
-
-def _assistant_blocks(assembler: TurnAssembler, turn: Any, content: Any) -> None:
-    if isinstance(content, str):
-        assembler.add(turn, "text", content)
-        return
-    for item in content or []:
-        if not isinstance(item, dict):
-            continue
-        kind = item.get("type")
-        if kind == "text":
-            assembler.add(turn, "text", item.get("text"))
-        elif kind == "thinking":
-            assembler.add(turn, "thinking", item.get("thinking"))
-        elif kind == "tool_use":
-            name, call_id = item.get("name"), item.get("id")
-            assembler.remember_tool(call_id, name)
-            text = render_tool_input(item.get("input")) or str(name or "")
-            assembler.add(turn, "tool_use", text, tool_name=name, tool_use_id=call_id)
 
 
 def _user_blocks(

@@ -24,11 +24,11 @@ from pathlib import Path
 from typing import Any
 
 from funes.paths import pi_agent_dir
-from funes.traces.assemble import TurnAssembler
+from funes.traces.assemble import TurnAssembler, add_assistant_content
 from funes.traces.base import ReadResult, Resume
 from funes.traces.detect import classify
 from funes.traces.incremental import read_incrementally
-from funes.traces.text import flatten_content, iso_utc, render_tool_input
+from funes.traces.text import flatten_content, iso_utc
 
 HARNESS = "pi"
 SUMMARY_ENTRIES = {"compaction": "compaction", "branch_summary": "branch_summary"}
@@ -126,23 +126,13 @@ def _message(
         assembler.add(turn, "text", flatten_content(message.get("content")))
     elif role == "assistant":
         turn = _start(assembler, record, uuid, ts, "assistant")
-        content = message.get("content")
-        if isinstance(content, str):
-            assembler.add(turn, "text", content)
-            return
-        for item in content or []:
-            if not isinstance(item, dict):
-                continue
-            kind = item.get("type")
-            if kind == "thinking":
-                assembler.add(turn, "thinking", item.get("thinking"))
-            elif kind == "text":
-                assembler.add(turn, "text", item.get("text"))
-            elif kind == "toolCall":
-                name, call_id = item.get("name"), item.get("id")
-                assembler.remember_tool(call_id, name)
-                text = render_tool_input(item.get("arguments")) or str(name or "")
-                assembler.add(turn, "tool_use", text, tool_name=name, tool_use_id=call_id)
+        add_assistant_content(
+            assembler,
+            turn,
+            message.get("content"),
+            tool_call_type="toolCall",
+            arguments_key="arguments",
+        )
     elif role == "toolResult":
         turn = _start(assembler, record, uuid, ts, "tool")
         call_id = message.get("toolCallId")

@@ -1,0 +1,23 @@
+"""Options shared by the read commands, so they read and teach the same everywhere."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+MEMORY_HELP = "Memory to read: local (default), a folder, ORG/REPO or hf://…"
+
+
+def memory_option(func: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option("--memory", metavar="MEMORY", help=MEMORY_HELP)(func)
+
+
+def format_option(func: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option(
+        "--format",
+        "fmt",
+        type=click.Choice(["agent", "human"]),
+        help="Output format (default: human on a terminal, agent otherwise).",
+    )(func)
