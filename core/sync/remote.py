@@ -107,7 +107,11 @@ class RemoteCache:
             if not memory_exists(self.memory_dir):
                 self.memory_dir.mkdir(parents=True, exist_ok=True)
                 db = lancedb.connect(str(self.memory_dir))
-                db.create_table(TABLE, data=shard)
+                # Several fragments, as a locally built memory has: Lance scans fragments in
+                # parallel, and one 100k-row fragment made flat search 1.6x slower on 2 cores.
+                table = db.create_table(TABLE, data=shard.slice(0, COPY_FRAGMENT_ROWS))
+                for start in range(COPY_FRAGMENT_ROWS, shard.num_rows, COPY_FRAGMENT_ROWS):
+                    table.add(shard.slice(start, COPY_FRAGMENT_ROWS))
                 continue
             store = ChunkStore.open(self.memory_dir)
             if store.table.schema.metadata != shard.schema.metadata:
@@ -117,6 +121,9 @@ class RemoteCache:
     def reset(self) -> None:
         shutil.rmtree(self.memory_dir, ignore_errors=True)
         self.state_path.unlink(missing_ok=True)
+
+
+COPY_FRAGMENT_ROWS = 8192
 
 
 class RemoteModelMixed(Exception):
