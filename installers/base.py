@@ -106,3 +106,14 @@ def read_json_config(path: Path) -> object:
         return json.loads(text)
     except json.JSONDecodeError as error:
         raise ConfigError(path, error.lineno, f"not valid JSON ({error.msg})") from None
+
+
+def bound_memory_in(folder: Path) -> str | None:
+    """The memory recorded in a rendered plugin's `funes.json`, or None."""
+    import json
+
+    try:
+        memory = json.loads((folder / "funes.json").read_text()).get("memory")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return memory if isinstance(memory, str) else None

@@ -19,7 +19,13 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from funes.installers.base import ConfigError, InstallReport, funes_command, write_atomic
+from funes.installers.base import (
+    ConfigError,
+    InstallReport,
+    bound_memory_in,
+    funes_command,
+    write_atomic,
+)
 from funes.paths import hermes_home
 
 PLUGIN_NAME = "funes"
@@ -172,12 +178,7 @@ class HermesInstaller:
         enabled = plugins is not None and PLUGIN_NAME in (plugins.get("enabled") or [])
         target = plugin_dir()
         present = (target / "__init__.py").exists()
-        memory = None
-        if (target / "funes.json").exists():
-            try:
-                memory = json.loads((target / "funes.json").read_text()).get("memory")
-            except ValueError:
-                memory = None
+        memory = bound_memory_in(target)
         files = [str(config_path())] if enabled else []
         files += [str(path) for path in sorted(target.glob("*"))] if present else []
         return {"installed": enabled and present, "files": files, "memory": memory}

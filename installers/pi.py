@@ -17,7 +17,13 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from funes.installers.base import ConfigError, InstallReport, funes_command, write_atomic
+from funes.installers.base import (
+    ConfigError,
+    InstallReport,
+    bound_memory_in,
+    funes_command,
+    write_atomic,
+)
 from funes.paths import funes_home, pi_agent_dir
 
 # The files of `funes.plugins/pi/` that pi loads; funes.json is written next to them.
@@ -137,12 +143,7 @@ class PiInstaller:
             return {"installed": False, "files": [], "problem": str(exc)}
         listed = any(_is_ours(entry, str(target)) for entry in data.get("packages") or [])
         present = (target / "index.ts").exists()
-        memory = None
-        if (target / "funes.json").exists():
-            try:
-                memory = json.loads((target / "funes.json").read_text()).get("memory")
-            except ValueError:
-                memory = None
+        memory = bound_memory_in(target)
         files = [str(settings_path())] if listed else []
         files += [str(path) for path in sorted(target.glob("*"))] if present else []
         return {"installed": listed and present, "files": files, "memory": memory}
