@@ -1,0 +1,45 @@
+"""A regular (non-editable) install carries every file the agents load and the bundled model."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _shipped(folder: str, package: str) -> set[str]:
+    base = ROOT / folder
+    return {
+        f"{package}/{path.relative_to(base).as_posix()}"
+        for path in base.rglob("*")
+        if path.is_file() and "__pycache__" not in path.parts
+    }
+
+
+def test_the_wheel_holds_the_plugins_and_the_model(tmp_path: Path) -> None:
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            "-w",
+            str(tmp_path),
+            str(ROOT),
+        ],
+        check=True,
+        capture_output=True,
+        cwd=tmp_path,
+    )
+    wheel = next(tmp_path.glob("funes-*.whl"))
+    names = set(zipfile.ZipFile(wheel).namelist())
+    expected = _shipped("plugins", "funes/plugins") | _shipped("core/models", "funes/models")
+    assert "funes/plugins/claude/funes/.claude-plugin/plugin.json" in expected
+    assert expected <= names, sorted(expected - names)
+    assert "funes/entry.py" in names and "funes/installers/claude.py" in names
