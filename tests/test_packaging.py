@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -20,6 +21,13 @@ def _shipped(folder: str, package: str) -> set[str]:
 
 
 def test_the_wheel_holds_the_plugins_and_the_model(tmp_path: Path) -> None:
+    # Build from a clean copy: a checkout's own egg-info would mask missing package data.
+    source = tmp_path / "src"
+    shutil.copytree(
+        ROOT,
+        source,
+        ignore=shutil.ignore_patterns(".venv", ".git", "build", "*.egg-info", "__pycache__"),
+    )
     subprocess.run(
         [
             sys.executable,
@@ -31,7 +39,7 @@ def test_the_wheel_holds_the_plugins_and_the_model(tmp_path: Path) -> None:
             "-q",
             "-w",
             str(tmp_path),
-            str(ROOT),
+            str(source),
         ],
         check=True,
         capture_output=True,
