@@ -131,3 +131,21 @@ def test_recency_breaks_ties_towards_the_newer_passage() -> None:
         ]
     )
     assert recall("deploy key rotation").hits[0].session_id == "new-session"
+
+
+def test_a_passage_repeated_in_a_forked_session_is_returned_once() -> None:
+    from recall_fixtures import turn
+
+    words = "The flaky upload test failed because the fixture reused a port across workers."
+    build_memory(
+        [
+            *sample_turns(),
+            turn("s-parent-01", "p1", 0, words),
+            turn("s-fork-02", "f1", 0, words, ts="2026-03-02T10:00:00Z"),
+            turn("s-fork-02", "f2", 1, "Then we gave every worker its own port range."),
+        ]
+    )
+    hits = recall("why did the flaky upload test fail", k=5).hits
+    texts = [" ".join(h.text.split()) for h in hits]
+    assert texts.count(words) == 1
+    assert len(texts) == len(set(texts))

@@ -92,11 +92,25 @@ def recall(
     ]
     final = [float(score) * weight for score, weight in zip(scores, recency, strict=True)]
     ranked = sorted(((score, i) for i, score in enumerate(final)), key=lambda p: (-p[0], p[1]))
-    result.hits = [_hit(pool[i], score) for score, i in ranked[:k]]
+    result.hits = [_hit(pool[i], score) for score, i in _distinct_texts(ranked, pool)[:k]]
     if neighbors > 0 and result.hits:
         _attach_neighbours(store.table, result.hits, neighbors)
         clock.lap("neighbours")
     return result
+
+
+def _distinct_texts(ranked: list[tuple[float, int]], pool: list[dict]) -> list[tuple[float, int]]:
+    """Drop passages whose text repeats a better-ranked one: a forked or resumed session
+    re-records its parent's history, and the same words twice only waste the k slots."""
+    seen: set[str] = set()
+    distinct = []
+    for score, i in ranked:
+        key = " ".join((pool[i]["text"] or "").split())
+        if key in seen:
+            continue
+        seen.add(key)
+        distinct.append((score, i))
+    return distinct
 
 
 def _second_pass(
