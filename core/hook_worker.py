@@ -169,7 +169,9 @@ def _publish_bound_memories(entries: list[tuple[Path, dict[str, Any]]]) -> None:
         if not spec or not is_remote_spec(spec):
             continue
         ended = any(e.get("catch_up") for _, e in entries if e.get("agent") == agent)
-        stamp = funes_home() / "pushed" / (_sanitize(spec) + ".last")
+        from funes.sync.spec import parse_remote_spec
+
+        stamp = funes_home() / "pushed" / (parse_remote_spec(spec).cache_name + ".last")
         try:
             due = time.time() - stamp.stat().st_mtime >= PUBLISH_INTERVAL_S
         except FileNotFoundError:
@@ -186,10 +188,6 @@ def _publish_bound_memories(entries: list[tuple[Path, dict[str, Any]]]) -> None:
         stamp.parent.mkdir(parents=True, exist_ok=True)
         stamp.touch()
         log.info("publishing %s for %s in the background (pid %d)", spec, agent, pid)
-
-
-def _sanitize(spec: str) -> str:
-    return "".join(c if c.isalnum() or c in "-." else "_" for c in spec)
 
 
 def drain() -> int:
