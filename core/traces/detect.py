@@ -93,8 +93,28 @@ def _is_hermes_json(path: Path) -> bool:
     return '"messages"' in head and '"session_id"' in head
 
 
+# classify(path) is asked by every source's `owns` for every file of a folder being indexed, and
+# answering may open the file; remember answers while the file and the agents' roots stay put.
+_answers: dict[tuple[object, ...], str | None] = {}
+_MAX_ANSWERS = 100_000
+
+
 def classify(path: Path) -> str | None:
     """claude_code | codex | pi | hermes | parquet, or None when no source reads this file."""
+    try:
+        stat = path.stat()
+    except OSError:
+        return _classify(path)
+    roots = (claude_home(), codex_home(), pi_agent_dir(), hermes_home())
+    key = (str(path), stat.st_size, stat.st_mtime_ns, roots)
+    if key not in _answers:
+        if len(_answers) >= _MAX_ANSWERS:
+            _answers.clear()
+        _answers[key] = _classify(path)
+    return _answers[key]
+
+
+def _classify(path: Path) -> str | None:
     name = path.name.lower()
     if name.endswith(".parquet"):
         return "parquet"
