@@ -40,28 +40,21 @@ def memory_status(spec: str | None = None) -> dict[str, Any]:
         fts_index=store.has_fts_index(),
     )
     info["notes"].extend(opened.notes)
-    table = store.scan(["harness", "session_id", "turn_uuid"])
+    table = store.scan(["id", "harness", "session_id", "turn_uuid"])
     info["chunks"] = table.num_rows
     if table.num_rows:
-        import pyarrow.compute as pc
-
-        info["sessions"] = len(pc.unique(table.column("session_id")))
-        info["turns"] = len(
-            table.group_by(["session_id", "turn_uuid"]).aggregate([]).column("session_id")
-        )
-        per_agent = table.group_by("harness").aggregate(
-            [("session_id", "count_distinct"), ("turn_uuid", "count"), ("harness", "count")]
+        # One grouping by (agent, session, turn) answers every count.
+        turns = table.group_by(["harness", "session_id", "turn_uuid"]).aggregate([("id", "count")])
+        info["turns"] = turns.num_rows
+        info["sessions"] = len(set(turns.column("session_id").to_pylist()))
+        per_agent = turns.group_by("harness").aggregate(
+            [("session_id", "count_distinct"), ("turn_uuid", "count"), ("id_count", "sum")]
         )
         for row in per_agent.to_pylist():
-            turns = len(
-                table.filter(pc.equal(table.column("harness"), row["harness"]))
-                .group_by(["session_id", "turn_uuid"])
-                .aggregate([])
-            )
             info["agents"][row["harness"] or "unknown"] = {
-                "chunks": row["harness_count"],
+                "chunks": row["id_count_sum"],
                 "sessions": row["session_id_count_distinct"],
-                "turns": turns,
+                "turns": row["turn_uuid_count"],
             }
     _add_extras(info)
     return info
