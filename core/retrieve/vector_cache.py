@@ -9,7 +9,6 @@ never pushed, and rebuilding it only costs time.
 from __future__ import annotations
 
 import hashlib
-import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -47,7 +46,6 @@ class VectorCache:
         name = _table_name(model_id)
         if not create and not (folder / f"{name}.lance").is_dir():
             return None
-        os.environ.setdefault("LANCEDB_LOG", "error")
         from funes.lance import import_lancedb
 
         lancedb = import_lancedb()
@@ -62,7 +60,11 @@ class VectorCache:
             ],
             metadata={META_MODEL_ID: model_id.encode()},
         )
-        table = db.create_table(name, schema=schema, exist_ok=True)
+        try:
+            table = db.create_table(name, schema=schema, exist_ok=True)
+        except ValueError:
+            # A cache written in an older layout: it only saves work, so start it afresh.
+            table = db.create_table(name, schema=schema, mode="overwrite")
         return cls(table, model_id, dim)
 
     def count(self) -> int:
