@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import sys
-
 import click
 
-from funes.cli.options import format_option, memory_option
+from funes.cli.options import format_option, memory_option, output_format
 from funes.retrieve.get import DEFAULT_WINDOW
 
 
@@ -54,9 +52,7 @@ def command(
         raise click.ClickException(
             "no memory to read yet — run `funes add <agent>` (or `funes index`) first"
         ) from None
-    if as_json:
-        click.echo(format_get_json(result), nl=False)
-    elif (fmt or ("human" if sys.stdout.isatty() else "agent")) == "human":
-        click.echo(format_get_human(result), nl=False)
-    else:
-        click.echo(format_get_agent(result), nl=False)
+    render = {"json": format_get_json, "human": format_get_human, "agent": format_get_agent}[
+        output_format(fmt, as_json)
+    ]
+    click.echo(render(result), nl=False)

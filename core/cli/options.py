@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -21,3 +22,10 @@ def format_option(func: Callable[..., Any]) -> Callable[..., Any]:
         type=click.Choice(["agent", "human"]),
         help="Output format (default: human on a terminal, agent otherwise).",
     )(func)
+
+
+def output_format(fmt: str | None, as_json: bool) -> str:
+    """json | human | agent: `--json` wins, then `--format`, else human on a terminal."""
+    if as_json:
+        return "json"
+    return fmt or ("human" if sys.stdout.isatty() else "agent")

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import sys
-
 import click
 
-from funes.cli.options import format_option, memory_option
+from funes.cli.options import format_option, memory_option, output_format
 from funes.retrieve.pipeline import DEFAULT_CANDIDATES, DEFAULT_K, DEFAULT_NEIGHBORS
 from funes.retrieve.recency import DEFAULT_HALF_LIFE_DAYS
 
@@ -107,9 +105,7 @@ def command(
         raise click.ClickException(
             "no memory to recall from yet — run `funes add <agent>` (or `funes index`) first"
         ) from None
-    if as_json:
-        click.echo(format_json(result), nl=False)
-    elif (fmt or ("human" if sys.stdout.isatty() else "agent")) == "human":
-        click.echo(format_human(result), nl=False)
-    else:
-        click.echo(format_agent(result), nl=False)
+    render = {"json": format_json, "human": format_human, "agent": format_agent}[
+        output_format(fmt, as_json)
+    ]
+    click.echo(render(result), nl=False)
