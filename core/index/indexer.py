@@ -190,11 +190,11 @@ class _IndexRun:
         return recorded is None or recorded.signature != unit_signature(unit.path)
 
     def index_unit(self, unit: Unit) -> None:
-        if not self.needs_reading(unit):
-            self.report.units_unchanged += 1
-            return
         signature = unit_signature(unit.path)
         recorded = self.state.units.get(unit.key)
+        if recorded is not None and recorded.signature == signature:
+            self.report.units_unchanged += 1
+            return
         resume = recorded.resume if recorded and recorded.harness == unit.source.harness else None
         result = unit.source.read(unit.path, resume or None)
         self.report.units_read += 1
