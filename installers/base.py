@@ -93,13 +93,50 @@ def hook_command(agent: str) -> list[str]:
     return [*funes_command(), "hook", agent]
 
 
+def read_config_text(path: Path) -> str:
+    """A config file's text ("" when absent); ConfigError naming the line of a byte that is not
+    UTF-8, or a file that cannot be read."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return ""
+    except IsADirectoryError:
+        raise ConfigError(path, None, "is a folder, not a file") from None
+    except OSError as error:
+        raise ConfigError(path, None, f"cannot be read ({error.strerror})") from None
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = raw[: error.start].count(b"\n") + 1
+        problem = f"not valid UTF-8 (byte 0x{raw[error.start]:02x})"
+        raise ConfigError(path, line, problem) from None
+
+
+def dump_json_like(data: object, original: str) -> str:
+    """Serialise `data` in the layout of `original` (its indent unit, tabs or spaces, and final
+    newline; one line if it was one line), keeping non-ASCII text as written."""
+    import json
+
+    indent: int | str | None = 2
+    lines = [line for line in original.splitlines() if line.strip()]
+    if len(lines) == 1:
+        indent = None
+    elif lines:
+        for line in lines[1:]:
+            stripped = line.lstrip()
+            if len(stripped) < len(line):
+                unit = line[: len(line) - len(stripped)]
+                indent = unit if "\t" in unit else len(unit)
+                break
+    text = json.dumps(data, indent=indent, ensure_ascii=False)
+    return text + "\n" if original.endswith("\n") or not original.strip() else text
+
+
 def read_json_config(path: Path) -> object:
     """Parse a JSON config funes must edit; absent → None; malformed → ConfigError (file, line)."""
     import json
 
-    if not path.exists():
-        return None
-    text = path.read_text()
+    text = read_config_text(path)
     if not text.strip():
         return None
     try:

@@ -25,8 +25,10 @@ from typing import Any
 from funes.installers.base import (
     ConfigError,
     InstallReport,
+    dump_json_like,
     funes_command,
     hook_command,
+    read_config_text,
     read_json_config,
     write_atomic,
 )
@@ -50,37 +52,73 @@ def hooks_path() -> Path:
 
 
 def _load_toml(path: Path) -> Any:
+    """config.toml parsed for a round-trip edit; ConfigError (nothing written) when it is not
+    TOML or a key funes edits has a shape funes cannot edit safely."""
     import tomlkit
     from tomlkit.exceptions import ParseError
 
-    text = path.read_text() if path.exists() else ""
+    text = read_config_text(path)
     try:
-        return tomlkit.parse(text)
+        doc = tomlkit.parse(text)
     except ParseError as error:
         raise ConfigError(path, error.line, f"not valid TOML ({error})") from None
+    for key, shape in (("mcp_servers", "a table"), ("hooks", "a table")):
+        if key in doc and not isinstance(doc[key], dict):
+            raise ConfigError(path, _toml_line(text, key), f"`{key}` is not {shape}")
+    state = doc.get("hooks", {}).get("state")
+    if state is not None and not isinstance(state, dict):
+        raise ConfigError(path, _toml_line(text, "state"), "`hooks.state` is not a table")
+    if SERVER in doc.get("mcp_servers", {}) and not isinstance(doc["mcp_servers"][SERVER], dict):
+        raise ConfigError(path, _toml_line(text, SERVER), f"`mcp_servers.{SERVER}` is not a table")
+    notify = doc.get("notify")
+    strings = isinstance(notify, list) and all(isinstance(x, str) for x in notify)
+    if notify is not None and not (isinstance(notify, str) or strings):
+        raise ConfigError(path, _toml_line(text, "notify"), "`notify` is not a list of strings")
+    if isinstance(notify, str):
+        try:
+            shlex.split(notify)
+        except ValueError as error:
+            raise ConfigError(path, _toml_line(text, "notify"), f"`notify`: {error}") from None
+    return doc
 
 
-def _load_hooks(path: Path) -> dict[str, Any]:
+def _toml_line(text: str, key: str) -> int | None:
+    """The line where `key` is assigned or opens a table, for pointing at it in an error."""
+    import re
+
+    pattern = re.compile(rf"^\s*(?:{re.escape(key)}\s*=|\[+\s*(?:[\w.\-]+\.)?{re.escape(key)}\b)")
+    for number, line in enumerate(text.splitlines(), start=1):
+        if pattern.match(line):
+            return number
+    return None
+
+
+def _load_hooks(path: Path) -> tuple[dict[str, Any], str]:
+    """hooks.json parsed, and its text (to write it back in its own layout); ConfigError when
+    the `Stop` groups funes edits do not have Codex's shape."""
+    text = read_config_text(path)
     data = read_json_config(path)
     if data is None:
-        return {"hooks": {}}
+        return {"hooks": {}}, text
     if not isinstance(data, dict) or not isinstance(data.get("hooks", {}), dict):
         raise ConfigError(path, 1, 'expected an object {"hooks": {EVENT: [...]}}')
     data.setdefault("hooks", {})
-    return data
+    stop = data["hooks"].get("Stop")
+    line = _json_key_line(text, "Stop")
+    if stop is not None and not isinstance(stop, list):
+        raise ConfigError(path, line, '"hooks.Stop" is not a list of hook groups')
+    for group in stop or []:
+        if not isinstance(group, dict) or not isinstance(group.get("hooks", []), list):
+            raise ConfigError(path, line, 'a "hooks.Stop" group is not {"hooks": [...]}')
+    return data, text
 
 
-def _json_indent(path: Path) -> int | None:
-    """The indentation the user's JSON file uses (None: all on one line), to write it back alike."""
-    if path.exists():
-        lines = [line for line in path.read_text().splitlines() if line.strip()]
-        if len(lines) == 1:
-            return None
-        for line in lines[1:]:
-            stripped = line.lstrip(" ")
-            if stripped and len(stripped) < len(line):
-                return len(line) - len(stripped)
-    return 2
+def _json_key_line(text: str, key: str) -> int | None:
+    needle = json.dumps(key)
+    for number, line in enumerate(text.splitlines(), start=1):
+        if needle in line:
+            return number
+    return None
 
 
 def _is_our_argv(argv: list[str]) -> bool:
@@ -105,6 +143,45 @@ def _our_group() -> dict[str, Any]:
     return {"hooks": [{"type": "command", "command": command, "timeout": HOOK_TIMEOUT_S}]}
 
 
+def _notify_argv(doc: Any) -> tuple[list[str], str | None]:
+    """`notify` as an argv (a string is split like a shell would), and the comment on its line."""
+    raw = doc.get("notify")
+    if raw is None:
+        return [], None
+    comment = doc.item("notify").trivia.comment or None
+    if isinstance(raw, str):
+        return shlex.split(raw), comment
+    return [str(x) for x in raw], comment
+
+
+_WAS = "yours was "
+_JSON = "json:"
+
+
+def _remember_notify(doc: Any) -> str:
+    """Our comment for the `notify` line, carrying the user's line as it was."""
+    item = doc.item("notify")
+    line = f"{item.as_string()}{item.trivia.comment_ws}{item.trivia.comment}".rstrip()
+    if "\n" in line:  # a multi-line array: its text, JSON-quoted, fits on one comment line
+        line = _JSON + json.dumps(line)
+    return f"{OURS}; {_WAS}{line}"
+
+
+def _original_notify_in(comment: str | None) -> Any:
+    """The user's `notify` item (value and comment) recorded by `_remember_notify`, or None."""
+    import tomlkit
+
+    if not comment or OURS not in comment or _WAS not in comment:
+        return None
+    line = comment.split(_WAS, 1)[1]
+    try:
+        if line.startswith(_JSON):
+            line = json.loads(line[len(_JSON) :])
+        return tomlkit.parse("v = " + line).item("v")
+    except Exception:  # tomlkit raises several types for a hand-edited comment
+        return None
+
+
 def _user_notify(notify: list[str]) -> list[str] | None:
     """The user's own notify argv that ours chains to, or None when ours chains nothing."""
     if CHAIN in notify:
@@ -119,12 +196,12 @@ class CodexInstaller:
         report = InstallReport(agent=self.agent)
         config, hooks = config_path(), hooks_path()
         doc = _load_toml(config)  # parse both before writing either: all or nothing
-        hooks_doc = _load_hooks(hooks)
+        hooks_doc, hooks_text = _load_hooks(hooks)
         self._patch_config(doc, memory)
         if write_atomic(config, doc.as_string()):
             report.changed.append(config)
         if self._patch_hooks(hooks_doc):
-            text = json.dumps(hooks_doc, indent=_json_indent(hooks)) + "\n"
+            text = dump_json_like(hooks_doc, hooks_text)
             if write_atomic(hooks, text):
                 report.changed.append(hooks)
         if hooks in report.changed or not self.hook_trusted():
@@ -159,11 +236,20 @@ class CodexInstaller:
             grace = tomlkit.item(GRACE_MS)
             grace.comment(OURS)
             doc[GRACE_KEY] = grace
-        notify = [str(x) for x in doc.get("notify", [])]
-        user = _user_notify(notify) if _is_our_argv(notify) else (notify or None)
+        notify, comment = _notify_argv(doc)
+        if _is_our_argv(notify):
+            user = _user_notify(notify)
+        else:
+            user = notify or None
+            # Chain the user's argv (a string, not Codex's documented form, is split into its
+            # words) and keep their exact line (value and comment) in a comment on ours, so
+            # remove gives it back byte for byte.
+            comment = _remember_notify(doc) if notify else None
         wanted = [*hook_command("codex"), *([CHAIN, *user] if user else [])]
-        if notify != wanted:
+        if notify != wanted or doc.get("notify") != wanted:
             doc["notify"] = wanted
+            if comment:
+                doc.item("notify").comment(comment)
 
     def _patch_hooks(self, hooks_doc: dict[str, Any]) -> bool:
         stop = hooks_doc["hooks"].setdefault("Stop", [])
@@ -178,7 +264,7 @@ class CodexInstaller:
 
     def our_hook_keys(self) -> list[str]:
         """Codex's trust keys (`<file>:stop:<group>:<handler>`) for the funes Stop hook."""
-        hooks_doc = _load_hooks(hooks_path())
+        hooks_doc, _ = _load_hooks(hooks_path())
         keys = []
         for g, group in enumerate(hooks_doc["hooks"].get("Stop", [])):
             for h, handler in enumerate(group.get("hooks", [])):
@@ -230,7 +316,7 @@ class CodexInstaller:
         report = InstallReport(agent=self.agent)
         config, hooks = config_path(), hooks_path()
         doc = _load_toml(config)
-        hooks_doc = _load_hooks(hooks)
+        hooks_doc, hooks_text = _load_hooks(hooks)
         our_keys = self.our_hook_keys() if hooks.exists() else []
         if config.exists():
             before = doc.as_string()
@@ -249,7 +335,7 @@ class CodexInstaller:
                     hooks_doc["hooks"]["Stop"] = kept
                 else:
                     del hooks_doc["hooks"]["Stop"]
-                text = json.dumps(hooks_doc, indent=_json_indent(hooks)) + "\n"
+                text = dump_json_like(hooks_doc, hooks_text)
                 emptied = hooks_doc == {"hooks": {}}
                 if _delete_if_ours(hooks, "" if emptied else text) or write_atomic(hooks, text):
                     report.changed.append(hooks)
@@ -263,10 +349,17 @@ class CodexInstaller:
                 del doc["mcp_servers"]
         if GRACE_KEY in doc and OURS in (doc.item(GRACE_KEY).trivia.comment or ""):
             del doc[GRACE_KEY]
-        notify = [str(x) for x in doc.get("notify", [])]
+        notify, comment = _notify_argv(doc)
         if _is_our_argv(notify):
             user = _user_notify(notify)
-            if user:
+            original = _original_notify_in(comment)
+            if original is not None:
+                # tomlkit gives the new item the replaced one's comment (ours): put theirs back
+                theirs = (original.trivia.comment, original.trivia.comment_ws)
+                doc["notify"] = original
+                restored = doc.item("notify").trivia
+                restored.comment, restored.comment_ws = theirs
+            elif user:
                 doc["notify"] = user
             else:
                 del doc["notify"]
@@ -290,7 +383,7 @@ class CodexInstaller:
         return {
             "installed": server is not None,
             "hook_trusted": trusted,
-            "notify": _is_our_argv([str(x) for x in doc.get("notify", [])]),
+            "notify": _is_our_argv(_notify_argv(doc)[0]),
             "files": [str(config_path()), str(hooks_path())],
         }
 

@@ -24,6 +24,7 @@ from funes.installers.base import (
     InstallReport,
     bound_memory_in,
     funes_command,
+    read_config_text,
     write_atomic,
 )
 from funes.paths import hermes_home
@@ -59,7 +60,7 @@ class _Config:
         from ruamel.yaml.error import MarkedYAMLError
 
         self.path = path
-        self.original = path.read_text(encoding="utf-8") if path.exists() else ""
+        self.original = read_config_text(path)
         self.yaml = YAML()
         self.yaml.preserve_quotes = True
         self.yaml.width = 4096  # never re-wrap the user's long lines
@@ -88,6 +89,101 @@ class _Config:
         self.yaml.dump(self.data, out)
         return out.getvalue()
 
+    def render(self, edited: str | None) -> str:
+        """The text to write for the (edited) data: `edited`, a line-level edit of the user's
+        text, when it loads back to exactly that data (so every other byte stays as the user
+        wrote it, whatever their indentation); else a ruamel dump in the file's layout."""
+        from ruamel.yaml import YAML
+
+        for candidate in (edited, self.original):
+            try:
+                if candidate is not None and _plain(YAML(typ="safe").load(candidate)) == _plain(
+                    self.data
+                ):
+                    return candidate
+            except Exception:  # an edit that does not parse is simply not used
+                continue
+        return self.dump()
+
+    def text_adding(self, name: str) -> str | None:
+        """The user's text with `name` appended to `plugins.enabled` by adding one line, or
+        one item to a one-line `[a, b]` (None when the shape needs more than that)."""
+        import re
+
+        lines = self.original.splitlines(keepends=True)
+        section = self.data.get("plugins")
+        if section is None:
+            if lines and not lines[-1].endswith("\n"):  # keep the file's lack of a last newline
+                return self.original + f"\nplugins:\n  enabled:\n  - {name}"
+            return self.original + f"plugins:\n  enabled:\n  - {name}\n"
+        if not isinstance(section, dict) or not section or section.fa.flow_style():
+            return None
+        enabled = section.get("enabled")
+        if enabled is None:
+            key_line, indent = section.lc.key(next(iter(section)))
+            prefix = lines[key_line][:indent]
+            if prefix.strip():
+                return None
+            plugins_line = self.data.lc.key("plugins")[0]
+            lines.insert(plugins_line + 1, f"{prefix}enabled:\n{prefix}- {name}\n")
+            return "".join(lines)
+        line, column = enabled.lc.line, enabled.lc.col
+        if enabled == [] and lines[line][column:].startswith("["):  # `[]` → `[name]`
+            edited = re.sub(r"\[\s*\]", f"[{name}]", lines[line], count=1)
+            lines[line] = edited
+            return "".join(lines) if edited != self.original.splitlines(True)[line] else None
+        if not enabled:
+            return None
+        line, column = enabled.lc.item(len(enabled) - 1)
+        if enabled.fa.flow_style():  # `enabled: [a, b]` on one line: `[a, b, name]`
+            close = lines[line].find("]", column)
+            if close < 0 or enabled.lc.line != line:
+                return None
+            lines[line] = f"{lines[line][:close]}, {name}{lines[line][close:]}"
+            return "".join(lines)
+        prefix = lines[line][:column]
+        if prefix.strip() != "-":
+            return None
+        lines.insert(line + 1, f"{prefix}{name}\n")
+        return "".join(lines)
+
+    def text_removing(self, name: str) -> str | None:
+        """The user's text without the `- name` line of `plugins.enabled` (and without the
+        `enabled:` and `plugins:` lines when nothing is left under them)."""
+        import re
+
+        lines = self.original.splitlines(keepends=True)
+        section = self.data.get("plugins")
+        enabled = section.get("enabled") if isinstance(section, dict) else None
+        if not enabled or name not in enabled:
+            return None
+        item_line = enabled.lc.item(enabled.index(name))[0]
+        if enabled.fa.flow_style() and len(enabled) == 1:  # `[name]` → `[]`, as the user had
+            edited = re.sub(rf"\[\s*([\"']?){re.escape(name)}\1\s*\]", "[]", lines[item_line])
+            lines[item_line] = edited
+            return "".join(lines)
+        if enabled.fa.flow_style():  # `[a, name]` → `[a]`
+            text = lines[item_line]
+            quoted = rf"([\"']?){re.escape(name)}\1"
+            for pattern in (rf",\s*{quoted}(?=\s*[,\]])", rf"(?<=\[)\s*{quoted}\s*,\s*"):
+                edited, count = re.subn(pattern, "", text, count=1)
+                if count:
+                    lines[item_line] = edited
+                    return "".join(lines)
+            return None
+        block_item = rf"\s*-\s+([\"']?){re.escape(name)}\1\s*(#.*)?"
+        if not enabled.fa.flow_style() and not re.fullmatch(block_item, lines[item_line]):
+            return None  # `[name]` alone goes with its key line, as a block list's last item
+        drop = {item_line}
+        if len(enabled) == 1:
+            drop.add(section.lc.key("enabled")[0])
+            if len(section) == 1:
+                drop.add(self.data.lc.key("plugins")[0])
+        kept = "".join(line for number, line in enumerate(lines) if number not in drop)
+        if len(lines) - 1 in drop and not lines[-1].endswith("\n"):
+            kept = kept.removesuffix("\n")  # the file ended without a newline: so it ends again
+        return kept
+
     def plugins_section(self, create: bool) -> Any:
         """The `plugins:` mapping (created when asked); ConfigError if it has the wrong shape."""
         from ruamel.yaml.comments import CommentedMap, CommentedSeq
@@ -115,6 +211,15 @@ class _Config:
             return None
 
 
+def _plain(value: Any) -> Any:
+    """ruamel's round-trip containers as plain dicts and lists, to compare two loads."""
+    if isinstance(value, dict):
+        return {key: _plain(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_plain(item) for item in value]
+    return value
+
+
 def _write_plugin(report: InstallReport, memory: str | None) -> None:
     target = plugin_dir()
     source = resources.files("funes.plugins") / "hermes"
@@ -132,6 +237,8 @@ class HermesInstaller:
     def install(self, memory: str | None = None) -> InstallReport:
         report = InstallReport(agent=self.agent)
         config = _Config(config_path())  # refuse before touching anything
+        config.plugins_section(create=False)  # (checks its shape)
+        edited = config.text_adding(PLUGIN_NAME)  # planned on the text as the user wrote it
         plugins = config.plugins_section(create=True)
 
         _write_plugin(report, memory)
@@ -140,8 +247,9 @@ class HermesInstaller:
         disabled = plugins.get("disabled")
         if disabled and PLUGIN_NAME in disabled:
             disabled.remove(PLUGIN_NAME)
+            edited = None  # two edits: leave it to the layout-matched dump
             report.notes.append("funes was in plugins.disabled of config.yaml; it is enabled now")
-        if write_atomic(config.path, config.dump()):
+        if write_atomic(config.path, config.render(edited)):
             report.changed.append(config.path)
         report.notes.append(
             f"Hermes loads the funes plugin from {plugin_dir()} (enabled in {config.path}; "
@@ -155,14 +263,15 @@ class HermesInstaller:
         config = _Config(config_path())
         plugins = config.plugins_section(create=False)
         if plugins is not None and PLUGIN_NAME in (plugins.get("enabled") or []):
+            edited = config.text_removing(PLUGIN_NAME)
             plugins["enabled"].remove(PLUGIN_NAME)
             # An empty allow-list and a missing one both mean "no user plugins"; drop what is left
-            # empty so a config funes created ends as it began.
-            if not plugins["enabled"]:
+            # empty so a config funes created ends as it began (a user's own `[]` stays).
+            if not plugins["enabled"] and not plugins["enabled"].fa.flow_style():
                 del plugins["enabled"]
             if not plugins:
                 del config.data["plugins"]
-            if write_atomic(config.path, config.dump()):
+            if write_atomic(config.path, config.render(edited)):
                 report.changed.append(config.path)
         target = plugin_dir()
         if target.exists():

@@ -21,7 +21,9 @@ from funes.installers.base import (
     ConfigError,
     InstallReport,
     bound_memory_in,
+    dump_json_like,
     funes_command,
+    read_config_text,
     write_atomic,
 )
 from funes.paths import funes_home, pi_agent_dir
@@ -40,9 +42,7 @@ def settings_path() -> Path:
 
 def _read_settings(path: Path) -> tuple[dict[str, Any], str]:
     """The parsed settings object and its text ("" when absent); ConfigError if malformed."""
-    if not path.exists():
-        return {}, ""
-    text = path.read_text(encoding="utf-8")
+    text = read_config_text(path)
     if not text.strip():
         return {}, text
     try:
@@ -63,22 +63,6 @@ def _line_of_key(text: str, key: str) -> int | None:
         if line.lstrip().startswith(needle):
             return number
     return None
-
-
-def _dump_like(data: dict[str, Any], original: str) -> str:
-    """Serialise `data` in the layout of `original`: its indent unit and final newline."""
-    indent: int | str | None = 2
-    if original.strip():
-        indent = None
-        for line in original.splitlines()[1:]:
-            stripped = line.lstrip()
-            if stripped and len(stripped) < len(line):
-                unit = line[: len(line) - len(stripped)]
-                indent = unit if "\t" in unit else len(unit)
-                break
-    ends_with_newline = original.endswith("\n") or not original
-    text = json.dumps(data, indent=indent, ensure_ascii=False)
-    return text + "\n" if ends_with_newline else text
 
 
 def _is_ours(entry: object, ours: str) -> bool:
@@ -106,7 +90,7 @@ class PiInstaller:
         packages = data.get("packages") or []
         if not any(_is_ours(entry, str(target)) for entry in packages):
             data["packages"] = [*packages, str(target)]
-            if write_atomic(settings, _dump_like(data, original)):
+            if write_atomic(settings, dump_json_like(data, original)):
                 report.changed.append(settings)
         report.notes.append(
             f"pi loads the funes package from {target} (listed in {settings}; `pi list` shows "
@@ -128,7 +112,7 @@ class PiInstaller:
                     data["packages"] = kept
                 else:
                     del data["packages"]
-                if write_atomic(settings, _dump_like(data, original)):
+                if write_atomic(settings, dump_json_like(data, original)):
                     report.changed.append(settings)
         if target.exists():
             report.changed.extend(path for path in sorted(target.iterdir()) if path.is_file())

@@ -20,13 +20,19 @@ COMMANDS: dict[str, str] = {
     "status": "status_cmd",
     "recall": "recall_cmd",
     "get": "get_cmd",
+    "sessions": "sessions_cmd",
+    "show": "show_cmd",
     "mcp": "mcp_cmd",
     "add": "add_cmd",
     "remove": "remove_cmd",
     "hook": "hook_cmd",
     "push": "push_cmd",
+    "curate": "curate_cmd",
+    "forget": "forget_cmd",
     "scrub": "scrub_cmd",
     "ask": "ask_cmd",
+    "doctor": "doctor_cmd",
+    "ui": "ui_cmd",
 }
 
 
@@ -40,6 +46,13 @@ class LazyGroup(click.Group):
             return None
         module = importlib.import_module(f"funes.cli.{module_name}")
         return module.command
+
+
+    def invoke(self, ctx: click.Context) -> object:
+        from funes.cli.errors import friendly_errors
+
+        with friendly_errors([*ctx.protected_args, *ctx.args]):
+            return super().invoke(ctx)
 
 
 def _module_exists(module_name: str) -> bool:
