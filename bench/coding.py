@@ -1,0 +1,411 @@
+"""Coding-question recall benchmark: does recall find the *turn* that answers, in real transcripts?
+
+    .venv/bin/python bench/coding.py [--k 10] [--split all|tuning|heldout] [--json OUT]
+                                     [--second-pass] [--keep DIR] [--show-misses]
+
+Copies ../shared/corpus to a temporary folder, indexes it into a temporary FUNES_HOME through
+the indexer, asks every question of bench/coding_questions.jsonl through `funes.retrieve.recall`
+(the code path of `funes recall` and the MCP `recall` tool), maps each hit back to its source
+file and line (the turn's coordinates: `<session>:<line>` uuids carry the line, record uuids and
+ids are looked up in the file, Hermes rows by id) and scores, per half:
+
+- turn hit@1 / hit@5 and MRR@k: a hit is right when its turn is one of the gold turns;
+- session hit@5: a hit comes from a gold source file;
+- the same for a BM25 ranking of transcript lines (every string value of a JSON line is its
+  text), computed in the same run as the baseline;
+- the agent-format answer at the defaults (what the MCP tool returns): median and p90 tokens,
+  counted as characters / 4, and turn hit@5 of those default answers.
+
+Questions with no answer in the corpus (category `none`) are not scored for hits; their count
+is reported. Run with FUNES_RERANKER=none for the first pass only (the default being measured).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import re
+import shutil
+import sqlite3
+import statistics
+import sys
+import tempfile
+import time
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+CORPUS = HERE.parents[1] / "shared" / "corpus"
+QUESTIONS = HERE / "coding_questions.jsonl"
+LINE_UUID = re.compile(r":(\d+)(?:\.\d+)?$")
+WORD = re.compile(r"[a-z0-9_]+")
+_STOPWORDS = (
+    "a an the of to in on for and or is are was were be been it its this that what which who "
+    "how why when where did do does we i you our my me with by at from as into about there "
+    "their they them can could should would will so not no yes up out"
+)
+STOP = frozenset(_STOPWORDS.split())
+Key = tuple[str, str]  # (corpus-relative file, "L<line>" or "M<message id>")
+
+
+# ---------------------------------------------------------------------- mapping turns to lines
+
+
+class Locator:
+    """Maps a hit (source path + turn uuid) to the gold coordinates of the question set."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._ids: dict[str, dict[str, int]] = {}
+        self._replies: dict[str, dict[int, str]] = {}
+
+    def same_reply(self, rel: str, line: int) -> set[int]:
+        """The lines of the model reply `line` belongs to: Claude Code writes one record per
+        content block (thinking, text, tool call) of a single reply, all with its message id."""
+        if rel not in self._replies:
+            replies: dict[int, str] = {}
+            path = self.root / rel
+            if path.suffix == ".jsonl" and path.is_file():
+                with path.open(encoding="utf-8", errors="replace") as lines:
+                    for number, text in enumerate(lines, 1):
+                        for record in _records(text):
+                            message = record.get("message")
+                            if isinstance(message, dict) and isinstance(message.get("id"), str):
+                                replies[number] = message["id"]
+            self._replies[rel] = replies
+        reply = self._replies[rel].get(line)
+        if reply is None:
+            return {line}
+        return {n for n, r in self._replies[rel].items() if r == reply}
+
+    def relative(self, source_path: str) -> str:
+        try:
+            return str(Path(source_path).resolve().relative_to(self.root.resolve()))
+        except ValueError:
+            return source_path
+
+    def key(self, source_path: str, turn_uuid: str) -> Key:
+        rel = self.relative(source_path)
+        if rel.endswith((".db", ".json")):  # Hermes rows and legacy logs: the message id
+            return rel, "M" + turn_uuid
+        match = LINE_UUID.search(turn_uuid)
+        if match:
+            return rel, "L" + match.group(1)
+        line = self._id_lines(rel).get(turn_uuid)
+        return rel, ("L" + str(line)) if line else ("M" + turn_uuid)
+
+    def _id_lines(self, rel: str) -> dict[str, int]:
+        if rel not in self._ids:
+            found: dict[str, int] = {}
+            path = self.root / rel
+            if path.is_file():
+                with path.open(encoding="utf-8", errors="replace") as lines:
+                    for number, line in enumerate(lines, 1):
+                        for record in _records(line):
+                            for field in ("uuid", "id"):
+                                value = record.get(field)
+                                if isinstance(value, str) and value not in found:
+                                    found[value] = number
+            self._ids[rel] = found
+        return self._ids[rel]
+
+
+def _records(line: str) -> list[dict]:
+    decoder = json.JSONDecoder()
+    out, position, line = [], 0, line.strip()
+    while position < len(line):
+        try:
+            value, end = decoder.raw_decode(line, position)
+        except json.JSONDecodeError:
+            break
+        if isinstance(value, dict):
+            out.append(value)
+        position = end
+        while position < len(line) and line[position].isspace():
+            position += 1
+    return out
+
+
+def gold_keys(question: dict, locator: Locator) -> set[Key]:
+    """The gold turns, each widened to the whole model reply it is part of."""
+    keys: set[Key] = set()
+    for gold in question["gold"]:
+        for line in gold.get("lines", []):
+            keys |= {(gold["file"], f"L{n}") for n in locator.same_reply(gold["file"], line)}
+        keys |= {(gold["file"], f"M{mid}") for mid in gold.get("message_ids", [])}
+    return keys
+
+
+# ---------------------------------------------------------------------- BM25 over lines
+
+
+def _strings(value: Any, out: list[str]) -> None:
+    if isinstance(value, str):
+        out.append(value)
+    elif isinstance(value, dict):
+        for item in value.values():
+            _strings(item, out)
+    elif isinstance(value, list):
+        for item in value:
+            _strings(item, out)
+
+
+def tokens(text: str) -> list[str]:
+    return [w for w in WORD.findall(text.lower()) if w not in STOP]
+
+
+def corpus_units(root: Path) -> list[tuple[Key, str]]:
+    """Every transcript line (or Hermes message) with its text: the baseline's documents."""
+    units: list[tuple[Key, str]] = []
+    for path in sorted(root.rglob("*")):
+        rel = str(path.relative_to(root))
+        if path.suffix == ".jsonl":
+            with path.open(encoding="utf-8", errors="replace") as lines:
+                for number, line in enumerate(lines, 1):
+                    parts: list[str] = []
+                    for record in _records(line):
+                        _strings(record, parts)
+                    if parts:
+                        units.append(((rel, f"L{number}"), " ".join(parts)))
+        elif path.suffix == ".db":
+            with sqlite3.connect(f"file:{path}?mode=ro&immutable=1", uri=True) as conn:
+                for row_id, content, calls in conn.execute(
+                    "select id, content, tool_calls from messages"
+                ):
+                    units.append(((rel, f"M{row_id}"), f"{content or ''} {calls or ''}"))
+        elif path.suffix == ".json" and "hermes" in rel:
+            data = json.loads(path.read_text())
+            session = str(data.get("session_id") or path.stem)
+            for index, message in enumerate(data.get("messages") or []):
+                parts = []
+                _strings(message, parts)
+                mid = str(message.get("id") or f"{session}:{index}")
+                units.append(((rel, f"M{mid}"), " ".join(parts)))
+    return units
+
+
+class BM25:
+    def __init__(self, docs: list[list[str]], k1: float = 1.2, b: float = 0.75) -> None:
+        self.k1, self.b = k1, b
+        self.lengths = [len(d) for d in docs]
+        self.avg = sum(self.lengths) / max(1, len(docs))
+        self.postings: dict[str, list[tuple[int, int]]] = defaultdict(list)
+        for i, doc in enumerate(docs):
+            for term, count in Counter(doc).items():
+                self.postings[term].append((i, count))
+        n = len(docs)
+        self.idf = {
+            t: math.log(1 + (n - len(p) + 0.5) / (len(p) + 0.5)) for t, p in self.postings.items()
+        }
+
+    def top(self, query: list[str], k: int) -> list[int]:
+        scores: dict[int, float] = defaultdict(float)
+        for term in set(query):
+            for i, count in self.postings.get(term, []):
+                norm = count + self.k1 * (1 - self.b + self.b * self.lengths[i] / self.avg)
+                scores[i] += self.idf[term] * count * (self.k1 + 1) / norm
+        return [i for i, _ in sorted(scores.items(), key=lambda p: (-p[1], p[0]))[:k]]
+
+
+# ---------------------------------------------------------------------- scoring
+
+
+def score_ranking(ranked: list[Key], gold: set[Key], k: int) -> dict[str, float]:
+    files = {f for f, _ in gold}
+    rank = next((i for i, key in enumerate(ranked[:k], 1) if key in gold), None)
+    return {
+        "hit1": float(rank == 1),
+        "hit5": float(rank is not None and rank <= 5),
+        "mrr": 1.0 / rank if rank else 0.0,
+        "session5": float(any(f in files for f, _ in ranked[:5])),
+    }
+
+
+def summarise(rows: list[dict[str, float]]) -> dict[str, float]:
+    if not rows:
+        return {"n": 0}
+    out: dict[str, float] = {"n": len(rows)}
+    for name in rows[0]:
+        out[name] = round(sum(r[name] for r in rows) / len(rows), 4)
+    return out
+
+
+def approx_tokens(text: str) -> int:
+    return (len(text) + 3) // 4
+
+
+# ---------------------------------------------------------------------- main
+
+
+def build_memory(work: Path) -> Path:
+    corpus = work / "corpus"
+    shutil.copytree(CORPUS, corpus)
+    os.environ["FUNES_HOME"] = str(work / "funes-home")
+    from funes.index.indexer import index
+
+    started = time.monotonic()
+    report = index(paths=[corpus], everything=True)
+    print(
+        f"indexed {report.chunks_added} chunks, {report.turns} turns from {report.units_read} "
+        f"files in {time.monotonic() - started:.1f}s",
+        file=sys.stderr,
+    )
+    return corpus
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    questions = [json.loads(line) for line in QUESTIONS.read_text().splitlines() if line.strip()]
+    if args.split != "all":
+        questions = [q for q in questions if q["split"] == args.split]
+    work = args.keep or Path(tempfile.mkdtemp(prefix="funes-coding-"))
+    work.mkdir(parents=True, exist_ok=True)
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("LANCEDB_LOG", "error")
+    corpus = (
+        work / "corpus" if (work / "funes-home").exists() else build_memory(work)
+    )  # --keep reuses an earlier index
+    os.environ["FUNES_HOME"] = str(work / "funes-home")
+    if args.second_pass:
+        from funes.retrieve import backfill_second_pass
+
+        fill = backfill_second_pass(budget_s=3600)
+        print(f"second-pass vectors: {fill.encoded} ({fill.pending} left)", file=sys.stderr)
+
+    from funes.retrieve import format_agent, recall
+
+    locator = Locator(corpus)
+    units = corpus_units(corpus)
+    bm25 = BM25([tokens(text) for _, text in units])
+    extra = json.loads(args.recall_kwargs) if args.recall_kwargs else {}
+
+    per_split: dict[str, dict[str, list]] = defaultdict(lambda: defaultdict(list))
+    by_category: dict[str, list] = defaultdict(list)
+    answer_tokens: list[int] = []
+    budget_tokens: list[int] = []
+    misses: list[str] = []
+    latencies: list[float] = []
+    second_passes: set[str] = set()
+    for question in questions:
+        text = question["question"]
+        started = time.perf_counter()
+        result = recall(text, k=args.k, neighbors=0, second_pass=args.second_pass, **extra)
+        latencies.append(time.perf_counter() - started)
+        second_passes.add(result.second_pass)
+        # The answer as the agent sees it: the MCP tool's defaults, agent format.
+        default = recall(text, second_pass=args.second_pass, **extra)
+        answer = format_agent(default)
+        answer_tokens.append(approx_tokens(answer))
+        if args.max_tokens:
+            budgeted = _budgeted_answer(text, args)
+            budget_tokens.append(approx_tokens(budgeted))
+        if question["category"] == "none":
+            continue
+        gold = gold_keys(question, locator)
+        ranked = [locator.key(h.source_path, h.turn_uuid) for h in result.hits]
+        bm25_ranked = [units[i][0] for i in bm25.top(tokens(text), args.k)]
+        default_ranked = [locator.key(h.source_path, h.turn_uuid) for h in default.hits]
+        funes = score_ranking(ranked, gold, args.k)
+        funes["default_hit5"] = float(any(key in gold for key in default_ranked[:5]))
+        base = score_ranking(bm25_ranked, gold, args.k)
+        for split in (question["split"], "all"):
+            per_split[split]["funes"].append(funes)
+            per_split[split]["bm25"].append(base)
+        by_category[question["category"]].append(funes)
+        if args.show_misses and not funes["hit5"]:
+            top = ", ".join(f"{f.split('/')[-1][:24]}:{ln}" for f, ln in ranked[:3])
+            misses.append(f"[{question['split']}] {question['id']} {text}  → {top}")
+
+    report: dict[str, Any] = {
+        "questions": len(questions),
+        "unanswerable": sum(q["category"] == "none" for q in questions),
+        "k": args.k,
+        "second_pass": sorted(second_passes),
+        "recall_p50_ms": round(statistics.median(latencies) * 1000, 1),
+        "splits": {
+            split: {name: summarise(rows) for name, rows in legs.items()}
+            for split, legs in sorted(per_split.items())
+        },
+        "by_category": {c: summarise(rows) for c, rows in sorted(by_category.items())},
+        "answer_tokens": _spread(answer_tokens),
+    }
+    if budget_tokens:
+        report["budget_tokens"] = {"max_tokens": args.max_tokens, **_spread(budget_tokens)}
+    report["misses"] = misses
+    return report
+
+
+def _budgeted_answer(text: str, args: argparse.Namespace) -> str:
+    from funes.retrieve.budget import recall_within
+
+    return recall_within(text, max_tokens=args.max_tokens, second_pass=args.second_pass)
+
+
+def _spread(values: list[int]) -> dict[str, float]:
+    ordered = sorted(values)
+    return {
+        "median": statistics.median(ordered),
+        "p90": ordered[int(len(ordered) * 0.9)],
+        "max": ordered[-1],
+    }
+
+
+def print_report(report: dict[str, Any]) -> None:
+    print(
+        f"{report['questions']} questions ({report['unanswerable']} with no answer, not scored), "
+        f"k={report['k']}, second pass {report['second_pass']}, recall p50 "
+        f"{report['recall_p50_ms']} ms"
+    )
+    print(f"{'split':8s} {'ranker':6s}    n  turn@1  turn@5    MRR  sess@5")
+    for split, legs in report["splits"].items():
+        for name in ("funes", "bm25"):
+            s = legs[name]
+            print(
+                f"{split:8s} {name:6s} {s['n']:4d} {s['hit1']:7.3f} {s['hit5']:7.3f} "
+                f"{s['mrr']:6.3f} {s['session5']:7.3f}"
+            )
+        print(
+            f"{split:8s} funes default answer (k=8, agent format) turn@5 "
+            f"{legs['funes']['default_hit5']:.3f}"
+        )
+    print("by category (funes, all splits):")
+    for category, s in report["by_category"].items():
+        print(f"  {category:10s} n={s['n']:3d} turn@1 {s['hit1']:.3f} turn@5 {s['hit5']:.3f}")
+    t = report["answer_tokens"]
+    print(
+        f"default agent answer tokens (chars/4): median {t['median']}, p90 {t['p90']}, "
+        f"max {t['max']}"
+    )
+    if "budget_tokens" in report:
+        b = report["budget_tokens"]
+        print(
+            f"--max-tokens {b['max_tokens']} answer: median {b['median']}, p90 {b['p90']}, "
+            f"max {b['max']}"
+        )
+    for miss in report["misses"]:
+        print("  miss " + miss)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--k", type=int, default=10, help="hits scored per question")
+    parser.add_argument("--split", choices=["all", "tuning", "heldout"], default="all")
+    parser.add_argument("--json", type=Path, help="write the report here as JSON")
+    parser.add_argument("--second-pass", action="store_true", help="fill and use the second pass")
+    parser.add_argument("--keep", type=Path, help="index into (or reuse) this folder")
+    parser.add_argument("--show-misses", action="store_true", help="list questions missed at 5")
+    parser.add_argument("--max-tokens", type=int, help="also measure answers packed to N tokens")
+    parser.add_argument("--recall-kwargs", help=argparse.SUPPRESS)  # JSON, for experiments
+    args = parser.parse_args()
+    if not args.second_pass:
+        os.environ.setdefault("FUNES_RERANKER", "none")
+    report = run(args)
+    print_report(report)
+    if args.json:
+        args.json.write_text(json.dumps(report, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()
