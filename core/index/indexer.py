@@ -158,11 +158,14 @@ class _IndexRun:
         from funes.index.redact import redact
         from funes.index.store import ChunkStore, ModelMismatch, memory_exists
         from funes.paths import local_memory_dir
+        from funes.project.tombstones import TurnGate
 
         self.report = report
         self.notify = notify
         self.redact = redact
         path = memory_path or local_memory_dir()
+        # Forgotten sessions/folders/periods are never stored again; private spans never at all.
+        self.gate = TurnGate.for_memory(path)
         if memory_exists(path):
             # An existing memory keeps the model it was created with.
             self.store = ChunkStore.open(path)
@@ -201,7 +204,7 @@ class _IndexRun:
         self.report.warnings.extend(result.warnings)
         chunks: list[Chunk] = []
         sessions: set[str] = set(recorded.sessions) if recorded else set()
-        for turn in result.turns:
+        for turn in self.gate.admit(result.turns):
             self._redact_turn(turn)
             chunks.extend(chunk_turn(turn, self._repo_for(turn.workdir)))
             sessions.add(turn.session_id)

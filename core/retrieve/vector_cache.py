@@ -77,9 +77,12 @@ class VectorCache:
         if not wanted:
             return {}
         where = "key IN (" + ", ".join(f"'{k}'" for k in wanted) + ")"
-        rows = (
-            self.table.search().where(where).select(["key", "vector"]).limit(len(wanted) * 2)
-        ).to_arrow()
+        try:
+            rows = self._lookup_rows(where, len(wanted))
+        except (OSError, RuntimeError):
+            # `funes forget` prunes older versions; a long-lived handle moves to the latest.
+            self.table.checkout_latest()
+            rows = self._lookup_rows(where, len(wanted))
         found = rows.column("key").to_pylist()
         if not found:
             return {}
@@ -88,6 +91,10 @@ class VectorCache:
             dtype=np.float32,
         ).reshape(len(found), self.dim)
         return dict(zip(found, matrix, strict=True))
+
+    def _lookup_rows(self, where: str, wanted: int) -> Any:
+        query = self.table.search().where(where).select(["key", "vector"]).limit(wanted * 2)
+        return query.to_arrow()
 
     def known_keys(self) -> set[str]:
         rows = self.table.search().select(["key"]).limit(max(self.count(), 1)).to_arrow()

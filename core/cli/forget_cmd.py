@@ -1,0 +1,112 @@
+"""`funes forget`: take sessions, a project folder or a period out of a memory, for good."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+
+@click.command("forget")
+@click.option("--session", metavar="ID", help="A session id (or a unique prefix of one).")
+@click.option(
+    "--project",
+    metavar="PATH",
+    help="A folder: every session recorded in it (or below), now and in the future.",
+)
+@click.option(
+    "--before", metavar="DATE", help="Everything before 2026-01-31, an ISO time, or an age (90d)."
+)
+@click.option(
+    "--memory",
+    metavar="MEMORY",
+    help="Memory to forget from: local (default), a folder, or ORG/REPO (its copy here; "
+    "the next push publishes the tombstone).",
+)
+@click.option("-y", "--yes", is_flag=True, help="Do not ask; required when not on a terminal.")
+@click.option("--dry-run", is_flag=True, help="Only say what would be forgotten.")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+def command(
+    session: str | None,
+    project: str | None,
+    before: str | None,
+    memory: str | None,
+    yes: bool,
+    dry_run: bool,
+    as_json: bool,
+) -> None:
+    """Remove a session, a project folder or everything before a date from a memory, and
+    leave a tombstone so re-indexing the transcripts never brings it back.
+
+    \b
+    The rows are deleted from disk (not only marked), with their second-pass vectors.
+    --project also keeps future sessions in that folder out of the memory.
+    Transcripts are never touched. A pushed memory drops the rows for every reader at your
+    next `funes push ORG/REPO`; `--purge-history` erases them from the Hub's history too.
+    \b
+    Examples:
+      funes forget --session 60f3c85c
+      funes forget --project ~/clients/acme --yes
+      funes forget --before 2025-06-01 --dry-run
+    """
+    from funes.index.lock import LockBusy
+    from funes.project.forget import ForgetError, apply, plan
+
+    try:
+        found = plan(memory, session=session, project=project, before=before)
+    except ForgetError as error:
+        raise click.ClickException(str(error)) from None
+    tomb = found.tombstone
+    what = {"session": "session", "project": "folder", "before": "everything before"}[tomb.kind]
+    summary = (
+        f"{found.rows} chunk(s) from {len(found.sessions)} session(s) in {found.label} "
+        f"({what} {tomb.value})"
+    )
+    if dry_run:
+        _report(as_json, found, summary, None, dry_run=True)
+        return
+    if not yes:
+        if not sys.stdin.isatty():
+            raise click.ClickException(
+                f"would forget {summary}; nothing changed — re-run with --yes to go ahead"
+            )
+        click.confirm(f"Forget {summary}? This cannot be undone", default=False, abort=True)
+    try:
+        tombstone = apply(found)
+    except LockBusy as error:
+        message = f"{error} (the tombstone was written; run forget again)"
+        raise click.ClickException(message) from None
+    _report(as_json, found, summary, str(tombstone), dry_run=False)
+
+
+def _report(as_json: bool, found, summary: str, tombstone: str | None, *, dry_run: bool) -> None:  # type: ignore[no-untyped-def]
+    tomb = found.tombstone
+    if as_json:
+        payload = {
+            "memory": found.label,
+            "kind": tomb.kind,
+            "value": tomb.value,
+            "chunks": found.rows,
+            "sessions": found.sessions,
+            "tombstone": tombstone,
+            "dry_run": dry_run,
+        }
+        click.echo(json.dumps(payload, indent=2))
+        return
+    if dry_run:
+        click.echo(f"would forget {summary}")
+        for sid in found.sessions[:20]:
+            click.echo(f"  {sid}")
+        if len(found.sessions) > 20:
+            click.echo(f"  … and {len(found.sessions) - 20} more")
+        return
+    click.echo(f"forgot {summary}")
+    click.echo(f"  tombstone: {tombstone} (re-indexing will not bring it back)")
+    if found.remote:
+        click.echo(f"  run `funes push {found.remote}` to drop it for every reader")
+    else:
+        click.echo(
+            "  a memory you pushed still holds it until your next `funes push ORG/REPO` "
+            "(add --purge-history to erase it from the Hub's history)"
+        )

@@ -1,0 +1,250 @@
+"""`forget`: take a session, a project folder or everything before a time out of a memory.
+
+Order matters for "never comes back": the tombstone is written first (from then on no indexing
+run stores a matching turn), then the rows are removed. Removing is more than a Lance delete,
+which only marks rows deleted: the fragments that held them are rewritten without them, the
+full-text index is rebuilt, and every older version is pruned, so the text is gone from disk.
+Second-pass vectors of the removed passages are dropped too (they are keyed by text hash).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from funes.project.tombstones import LOCAL, Tombstone, memory_key, save
+
+
+class ForgetError(ValueError):
+    """Bad input (nothing changed); the message is fit for the user."""
+
+
+@dataclass
+class ForgetPlan:
+    tombstone: Tombstone
+    label: str  # the memory, as printed
+    ids: list[str] = field(default_factory=list)
+    texts: list[str] = field(default_factory=list)
+    store: Any = None  # the ChunkStore rows are removed from (None: nothing stored yet)
+    remote: str | None = None  # hf:// URI when the memory is a remote's local copy
+
+    @property
+    def rows(self) -> int:
+        return len(self.ids)
+
+    @property
+    def sessions(self) -> list[str]:
+        return self.tombstone.sessions
+
+
+def plan(
+    memory: str | None = None,
+    *,
+    session: str | None = None,
+    project: str | None = None,
+    before: str | None = None,
+    now: datetime | None = None,
+) -> ForgetPlan:
+    """What `forget` would remove (nothing is changed). Exactly one criterion is required."""
+    given = [(k, v) for k, v in (("session", session), ("project", project), ("before", before))]
+    chosen = [(k, v.strip()) for k, v in given if v is not None and v.strip()]
+    if len(chosen) != 1:
+        raise ForgetError("say what to forget: exactly one of --session, --project, --before")
+    kind, raw = chosen[0]
+    key = memory_key(memory)
+    store, label, remote = _open(memory, key)
+    value = _value(kind, raw, store, now)
+    where = _where(kind, value, _subagents(store, value) if kind == "session" else [])
+    rows: list[dict[str, Any]] = []
+    if store is not None and where:
+        rows = store.scan(["id", "session_id", "text"], where=where).to_pylist()
+    tombstone = Tombstone(
+        memory=key,
+        kind=kind,
+        value=value,
+        sessions=sorted({r["session_id"] for r in rows if r["session_id"]}),
+        chunk_ids=sorted(r["id"] for r in rows),
+    )
+    return ForgetPlan(
+        tombstone=tombstone,
+        label=label,
+        ids=tombstone.chunk_ids,
+        texts=[r["text"] or "" for r in rows],
+        store=store,
+        remote=remote,
+    )
+
+
+def apply(forget_plan: ForgetPlan) -> Path:
+    """Write the tombstone, then remove the rows for good; returns the tombstone's path."""
+    path = save(forget_plan.tombstone)
+    if forget_plan.store is not None and forget_plan.ids:
+        if forget_plan.remote is None:
+            from funes.index.lock import writer_lock
+
+            with writer_lock(wait_s=30.0):
+                purge_rows(forget_plan.store, forget_plan.ids)
+        else:
+            from funes.sync.remote import RemoteCache
+            from funes.sync.spec import parse_remote_spec
+
+            with RemoteCache(parse_remote_spec(forget_plan.remote)).locked():
+                purge_rows(forget_plan.store, forget_plan.ids)
+        drop_second_pass(forget_plan.texts)
+    return path
+
+
+def purge_rows(store: Any, ids: list[str]) -> None:
+    """Remove rows `ids` from disk: rewrite the fragments holding them, rebuild the full-text
+    index, prune older versions. (A Lance delete alone leaves the bytes in the data files.)"""
+    from funes.index.store import sql_quote
+
+    table = store.table
+    doomed = set(ids)
+    fragments: set[int] = set()
+    for start in range(0, len(ids), 500):
+        where = "id IN (" + ", ".join(sql_quote(i) for i in ids[start : start + 500]) + ")"
+        found = table.search().where(where).with_row_id(True).select(["id"]).limit(500).to_arrow()
+        fragments.update(int(r) >> 32 for r in found.column("_rowid").to_pylist())
+    for fragment in sorted(fragments):
+        span = f"_rowid >= {fragment << 32} AND _rowid < {(fragment + 1) << 32}"
+        rows = table.search().where(span).select(list(table.schema.names))
+        held = rows.limit(max(table.count_rows(), 1)).to_arrow()
+        survivors = held.filter(_not_in(held.column("id"), doomed))
+        # Survivors first, then the old fragment: a crash in between leaves a duplicate row
+        # (harmless, and the next forget cleans it), never a lost one.
+        if survivors.num_rows:
+            table.add(survivors.cast(table.schema))
+        table.delete(span)
+    if store.has_fts_index():
+        from lancedb.index import FTS
+
+        table.create_index("text", config=FTS(with_position=True), replace=True)
+    else:
+        store.ensure_indexes()
+    _prune(table)
+
+
+def _prune(table: Any) -> None:
+    """Drop every older version (and the files only they used); forget runs under the writer
+    lock, and readers open the latest version per call."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # "removes every version except the latest": the point
+        table.optimize(cleanup_older_than=timedelta(0), delete_unverified=True)
+
+
+def drop_second_pass(texts: list[str]) -> int:
+    """Delete the precomputed second-pass vectors of `texts` from every model's cache."""
+    from funes.retrieve.vector_cache import cache_dir, text_key
+
+    folder = cache_dir()
+    if not texts or not folder.is_dir():
+        return 0
+    from funes.lance import import_lancedb
+
+    db = import_lancedb().connect(str(folder))
+    keys = sorted({text_key(t) for t in texts})
+    removed = 0
+    for name in _table_names(db):
+        table = db.open_table(name)
+        before = table.count_rows()
+        for start in range(0, len(keys), 500):
+            batch = keys[start : start + 500]
+            table.delete("key IN (" + ", ".join(f"'{k}'" for k in batch) + ")")
+        removed += before - table.count_rows()
+        _prune(table)
+    return removed
+
+
+def _table_names(db: Any) -> list[str]:
+    listed = db.list_tables()
+    names = getattr(listed, "tables", listed)  # a response object in newer lancedb releases
+    return [str(n) for n in names]
+
+
+def _not_in(column: Any, values: set[str]) -> Any:
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    return pc.invert(pc.is_in(column, value_set=pa.array(sorted(values), pa.string())))
+
+
+def _open(memory: str | None, key: str) -> tuple[Any, str, str | None]:
+    """(store or None, label, remote uri): the memory rows are removed from."""
+    from funes.index.store import ChunkStore, MemoryNotFound, memory_exists
+
+    if key.startswith("hf://"):
+        from funes.sync.remote import RemoteCache
+        from funes.sync.spec import parse_remote_spec
+
+        cache = RemoteCache(parse_remote_spec(key))
+        store = cache.open_store() if cache.has_copy() else None
+        return store, key, key
+    if key == LOCAL:
+        from funes.paths import local_memory_dir
+
+        path = local_memory_dir()
+    else:
+        path = Path(key)
+    if not memory_exists(path):
+        if key != LOCAL:
+            raise ForgetError(f"no memory at {path}")
+        return None, str(path), None
+    try:
+        return ChunkStore.open(path), str(path), None
+    except MemoryNotFound as error:
+        raise ForgetError(str(error)) from None
+
+
+def _value(kind: str, raw: str, store: Any, now: datetime | None) -> str:
+    if kind == "project":
+        return os.path.abspath(os.path.expanduser(raw)).rstrip("/") or "/"
+    if kind == "before":
+        from funes.retrieve.filters import parse_when
+
+        try:
+            return parse_when(raw, now=now or datetime.now(UTC), end_of_day=False)
+        except ValueError as error:
+            raise ForgetError(str(error)) from None
+    return _resolve_session(raw, store)
+
+
+def _resolve_session(prefix: str, store: Any) -> str:
+    """A unique session id from a prefix; an id no row has is kept (it blocks future indexing)."""
+    if store is None:
+        return prefix
+    from funes.index.store import sql_quote
+
+    rows = store.scan(["session_id"], where=f"starts_with(session_id, {sql_quote(prefix)})")
+    found = sorted(set(rows.column("session_id").to_pylist()))
+    if prefix in found or not found:
+        return prefix
+    if len(found) > 1:
+        shown = ", ".join(found[:5]) + (" …" if len(found) > 5 else "")
+        raise ForgetError(f"session prefix {prefix!r} matches {len(found)} sessions: {shown}")
+    return found[0]
+
+
+def _subagents(store: Any, session: str) -> list[str]:
+    """Sessions of subagents a session started: their first turn names it as parent."""
+    if store is None:
+        return []
+    from funes.index.store import sql_quote
+
+    rows = store.scan(["session_id"], where=f"seq = 0 AND parent_uuid = {sql_quote(session)}")
+    return sorted(set(rows.column("session_id").to_pylist()) - {session})
+
+
+def _where(kind: str, value: str, subagents: list[str]) -> str:
+    from funes.index.store import sql_quote
+
+    if kind == "session":
+        return "session_id IN (" + ", ".join(sql_quote(s) for s in [value, *subagents]) + ")"
+    if kind == "project":
+        return f"workdir = {sql_quote(value)} OR starts_with(workdir, {sql_quote(value + '/')})"
+    return f"ts != '' AND ts < {sql_quote(value)}"
