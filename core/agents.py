@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 from typing import Any, Protocol
 
-from funes.paths import funes_home
+from funes.paths import ensure_writable_home, funes_home
 
 
 class _Report(Protocol):  # funes.installers.base.InstallReport, without importing installers
@@ -163,10 +163,12 @@ def add_agent(
 
     memory = None if memory in (None, "", "local") else memory
     installer = installer_for(agent)
+    installer.check()  # a malformed agent config stops `add` before anything is indexed
+    ensure_writable_home()
     notes: list[str] = []
     indexed: dict[str, Any] | None = None
     if budget_s is not None and budget_s > 0:
-        indexed, note = _seed_index(normalise_harness(agent), budget_s, progress)
+        indexed, note = _seed_index(normalise_harness(agent), budget_s, progress, memory)
         notes += [note] if note else []
     report = installer.install(memory)
     if trust_hooks and hasattr(installer, "trust_hooks"):
@@ -185,12 +187,21 @@ def add_agent(
     }
 
 
-def _seed_index(harness: str, budget_s: float, progress: Any) -> tuple[dict[str, Any] | None, str]:
-    """A budgeted index of one agent's history; failures become a note, never stop `add`."""
+def _seed_index(
+    harness: str, budget_s: float, progress: Any, memory: str | None = None
+) -> tuple[dict[str, Any] | None, str]:
+    """A budgeted index of one agent's history into the local memory its turns go to (a bound
+    folder, else the default one); failures become a note, never stop `add`."""
     from funes.index.indexer import index
+    from funes.project.targets import folder_memory
 
     try:
-        report = index(harness=harness, budget_s=budget_s, progress=progress)
+        report = index(
+            harness=harness,
+            budget_s=budget_s,
+            progress=progress,
+            memory_path=folder_memory(memory),
+        )
     except Exception as error:  # the install is still worth doing; hooks backfill later
         return None, f"indexing the existing history failed ({error}); run `funes index` later"
     summary = report.as_dict()
@@ -202,13 +213,9 @@ def _seed_index(harness: str, budget_s: float, progress: Any) -> tuple[dict[str,
 def _publish(memory: str) -> str:
     """Start publishing the local memory to a bound Hub memory; a note for any other binding."""
     from funes.memory import is_remote_spec
-    from funes.paths import local_memory_dir
 
     if not is_remote_spec(memory):
-        return (
-            f"the agent's recall reads {memory}; its turns are indexed into the local memory "
-            f"({local_memory_dir()})"
-        )
+        return f"the agent's recall reads {memory}, and its turns are indexed into it"
     try:
         from funes.sync.push import publish_in_background
     except ImportError:
@@ -221,6 +228,7 @@ def remove_agent(agent: str) -> dict[str, Any]:
     """`funes remove`: undo what `add_agent` did for `agent`; the memory is kept."""
     from funes.installers import installer_for
 
+    ensure_writable_home()  # agents.json is updated last: fail before the agent's config changes
     report = installer_for(agent).uninstall()
     record_remove(agent)
     return {"agent": agent, "changed": [str(p) for p in report.changed], "notes": report.notes}

@@ -15,6 +15,12 @@ from typing import Any
 from funes.paths import local_memory_dir
 
 
+class MemoryUnavailable(Exception):
+    """The memory asked for cannot be read here; the message is one line saying what to do.
+    Never answered from another memory instead: asking for one memory and getting another is
+    wrong."""
+
+
 @dataclass
 class OpenedMemory:
     store: Any  # funes.index.store.ChunkStore

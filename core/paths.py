@@ -12,6 +12,17 @@ def funes_home() -> Path:
     return Path(env).expanduser() if env else Path.home() / ".funes"
 
 
+def ensure_writable_home() -> Path:
+    """Create `$FUNES_HOME` if needed and prove a file can be written in it (OSError if not),
+    before a command changes anything elsewhere."""
+    home = funes_home()
+    home.mkdir(parents=True, exist_ok=True)
+    probe = home / f".write-probe-{os.getpid()}"
+    probe.write_bytes(b"")
+    probe.unlink()
+    return home
+
+
 def local_memory_dir() -> Path:
     """The default local memory: a LanceDB database folder holding table `chunks`."""
     return funes_home() / "memory"

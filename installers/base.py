@@ -75,6 +75,11 @@ def funes_command() -> list[str]:
 class Installer(Protocol):
     agent: str  # claude | codex | pi | hermes
 
+    def check(self) -> None:
+        """Raise ConfigError if a config file install/uninstall edits is malformed; writes
+        nothing (run before anything else changes, so a refusal leaves no trace)."""
+        ...
+
     def install(self, memory: str | None = None) -> InstallReport:
         """Wire funes into the agent (recall/get tools + per-turn hook); idempotent."""
         ...

@@ -105,6 +105,9 @@ class ClaudeInstaller:
             raise RuntimeError(f"`claude plugin {' '.join(args)}` failed: {detail}")
         return result
 
+    def check(self) -> None:
+        self._check_configs()
+
     def _check_configs(self) -> None:
         for path in [*_claude_state_files(), Path.home() / ".claude.json"]:
             read_json_config(path)

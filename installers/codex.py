@@ -192,6 +192,10 @@ def _user_notify(notify: list[str]) -> list[str] | None:
 class CodexInstaller:
     agent = "codex"
 
+    def check(self) -> None:
+        _load_toml(config_path())
+        _load_hooks(hooks_path())
+
     def install(self, memory: str | None = None) -> InstallReport:
         report = InstallReport(agent=self.agent)
         config, hooks = config_path(), hooks_path()

@@ -234,6 +234,9 @@ def _write_plugin(report: InstallReport, memory: str | None) -> None:
 class HermesInstaller:
     agent = "hermes"
 
+    def check(self) -> None:
+        _Config(config_path()).plugins_section(create=False)
+
     def install(self, memory: str | None = None) -> InstallReport:
         report = InstallReport(agent=self.agent)
         config = _Config(config_path())  # refuse before touching anything

@@ -73,6 +73,9 @@ def _is_ours(entry: object, ours: str) -> bool:
 class PiInstaller:
     agent = "pi"
 
+    def check(self) -> None:
+        _read_settings(settings_path())
+
     def install(self, memory: str | None = None) -> InstallReport:
         report = InstallReport(agent=self.agent)
         settings = settings_path()

@@ -25,8 +25,12 @@ def friendly_errors(args: Sequence[str]) -> Iterator[None]:
     home = funes_home()
     if home.exists() and not home.is_dir():
         raise click.ClickException(_home_is_a_file(home))
+    from funes.memory import MemoryUnavailable
+
     try:
         yield
+    except MemoryUnavailable as error:
+        raise click.ClickException(str(error)) from None
     except (OSError, RuntimeError) as error:
         message = describe(error, memory_spec_in(args))
         if message is None:
@@ -48,6 +52,8 @@ def describe(error: BaseException, memory_spec: str | None = None) -> str | None
     where = error.filename or error.filename2
     path = Path(str(where)) if where else None
     inside_home = path is not None and _is_within(path, home)
+    if path is not None and path.name.startswith(".write-probe"):
+        path = path.parent  # funes.paths.ensure_writable_home's probe: name the folder
     if isinstance(error, PermissionError):
         if inside_home:
             return (

@@ -15,7 +15,7 @@ from funes.retrieve.blend import (
     session_support,
 )
 from funes.retrieve.filters import Filters
-from funes.retrieve.recency import DEFAULT_HALF_LIFE_DAYS, recency_weight
+from funes.retrieve.recency import DEFAULT_HALF_LIFE_DAYS, check_half_life, recency_weight
 from funes.retrieve.search import fulltext_leg, open_store, vector_leg
 from funes.retrieve.second_pass import KIND_CROSS_ENCODER, load_second_pass
 from funes.retrieve.types import Hit, Neighbour, RecallResult
@@ -58,6 +58,7 @@ def recall(
     """
     clock = _Clock(timings)
     now = now or datetime.now(UTC)
+    half_life_days = check_half_life(half_life_days)
     filters = Filters.build(
         harness=harness,
         block_type=block_type,

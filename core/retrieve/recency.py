@@ -3,16 +3,27 @@
 funes multiplied scores by 0.5^(age/30 days), which halved its top-1 accuracy on history a few
 months old: a year-old passage that answers the question lost to any recent one that didn't. Here
 the decay only moves a bounded share of the score (`RECENCY_SHARE`), so an old exact answer
-still wins against a new near-miss; `half_life_days <= 0` turns recency off.
+still wins against a new near-miss; `half_life_days == 0` turns recency off.
 """
 
 from __future__ import annotations
 
+import math
 from datetime import UTC, datetime
 
 # Chosen by measurement on LoCoMo (bench/locomo.py): see AGENTS.md.
 DEFAULT_HALF_LIFE_DAYS = 90.0
 RECENCY_SHARE = 0.1
+
+
+def check_half_life(days: float) -> float:
+    """`days` if it is a usable half-life (a finite number ≥ 0), else ValueError with the line
+    to show: a NaN would make every score NaN and the ranking meaningless."""
+    if not isinstance(days, int | float) or not math.isfinite(days) or days < 0:
+        raise ValueError(
+            f"--half-life must be a number of days ≥ 0 (0 turns recency off), not {days}"
+        )
+    return float(days)
 
 
 def parse_ts(ts: str) -> datetime | None:

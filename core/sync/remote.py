@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from funes.memory import OpenedMemory
-from funes.paths import funes_home, local_memory_dir
+from funes.memory import MemoryUnavailable, OpenedMemory
+from funes.paths import funes_home
 from funes.sync.hub import HubOffline, HubRemote
 from funes.sync.spec import RemoteSpec, parse_remote_spec
 
@@ -36,6 +36,10 @@ def check_interval_s() -> float:
         return float(raw) if raw else DEFAULT_CHECK_S
     except ValueError:
         return DEFAULT_CHECK_S
+
+
+class RemoteUnreachable(MemoryUnavailable):
+    """The Hub cannot be reached and no copy of the remote memory is cached here."""
 
 
 class RemoteEmpty(Exception):
@@ -170,9 +174,9 @@ _opened: dict[tuple[str, str], Any] = {}
 
 
 def open_remote_memory(spec: str) -> OpenedMemory:
-    """Open a remote memory for reading; never raises for an unreachable Hub when a copy or a
-    local memory can stand in (the note says which)."""
-    from funes.index.store import ChunkStore, MemoryNotFound
+    """Open a remote memory for reading. With the Hub unreachable the copy cached here answers
+    (a note says so); with no copy either, RemoteUnreachable: never another memory instead."""
+    from funes.index.store import MemoryNotFound
 
     remote_spec = parse_remote_spec(spec)
     uri = remote_spec.uri
@@ -188,9 +192,11 @@ def open_remote_memory(spec: str) -> OpenedMemory:
             if cache.has_copy():
                 notes.append(f"remote {uri} unreachable — recalling from the copy cached here")
             else:
-                local = local_memory_dir()
-                notes.append(f"remote {uri} unreachable — recalling from your local memory")
-                return OpenedMemory(store=ChunkStore.open(local), label=str(local), notes=notes)
+                raise RemoteUnreachable(
+                    f"memory {spec} is unreachable (no network or Hub) and has no copy on this "
+                    f"machine: go online once (any read with --memory {spec} caches it), or "
+                    "pass a local folder as --memory"
+                ) from None
         else:
             sync_cache(cache, remote, head)
         state = cache.read_state()
