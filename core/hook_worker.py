@@ -108,15 +108,24 @@ def _set_aside(path: Path) -> None:
 
 def _index_paths(paths: list[Path]) -> None:
     from funes.index.indexer import index
+    from funes.project.targets import group_by_target
 
-    report = index(paths=paths, lock_wait_s=WRITER_WAIT_S)
-    log.info("indexed %s: %s", ", ".join(str(p) for p in paths), report)
+    # Each agent's turns go to the memory it is bound to (a local folder, or the default one).
+    for target, group in group_by_target(paths).items():
+        report = index(paths=group, lock_wait_s=WRITER_WAIT_S, memory_path=target)
+        log.info("indexed %s: %s", ", ".join(str(p) for p in group), report)
 
 
 def _catch_up(harness: str) -> None:
     from funes.index.indexer import index
+    from funes.project.targets import harness_target
 
-    report = index(harness=harness, budget_s=CATCH_UP_BUDGET_S, lock_wait_s=WRITER_WAIT_S)
+    report = index(
+        harness=harness,
+        budget_s=CATCH_UP_BUDGET_S,
+        lock_wait_s=WRITER_WAIT_S,
+        memory_path=harness_target(harness),
+    )
     log.info("catch-up %s: %s", harness, report)
 
 

@@ -18,7 +18,7 @@ from typing import Any
 from funes.index.chunking import chunk_turn
 from funes.index.lock import writer_lock
 from funes.index.repo import resolve_repo
-from funes.index.state import IndexState, UnitState, unit_signature
+from funes.index.state import IndexState, UnitState, state_path, unit_signature
 from funes.model import Chunk, Turn
 from funes.traces import TraceSource, all_sources
 
@@ -177,12 +177,12 @@ class _IndexRun:
                 )
             self.embedder = load_embedder(self.store.model_id or None)
             self.store.check_model(self.embedder)
-            self.state = IndexState.load()
+            self.state = IndexState.load(state_path(path))
         else:
             self.embedder = load_embedder(model)
             self.store = ChunkStore.create_or_open(path, self.embedder)
             # A memory deleted while its state survived is rebuilt in full.
-            self.state = IndexState()
+            self.state = IndexState(path=state_path(path))
         self.store_empty = self.store.count() == 0
         self.buffer: list[Chunk] = []
         self.buffer_ids: set[str] = set()

@@ -19,8 +19,14 @@ from funes.paths import funes_home
 STATE_VERSION = 1
 
 
-def state_path() -> Path:
-    return funes_home() / "state.json"
+def state_path(memory: Path | None = None) -> Path:
+    """The default memory's state is `$FUNES_HOME/state.json`; another local memory (a folder an
+    agent is bound to) keeps its own beside its table, so each memory reads every transcript."""
+    from funes.paths import local_memory_dir
+
+    if memory is None or Path(memory).absolute() == local_memory_dir().absolute():
+        return funes_home() / "state.json"
+    return Path(memory) / "funes-state.json"
 
 
 def unit_signature(unit: Path) -> str:
@@ -51,15 +57,16 @@ class IndexState:
     pending: list[str] = field(default_factory=list)
     repos: dict[str, str] = field(default_factory=dict)  # workdir → "owner/name ..." cache
     last_indexed: str = ""
+    path: Path | None = None  # where it is saved (None: the default memory's state)
 
     @classmethod
-    def load(cls) -> IndexState:
+    def load(cls, path: Path | None = None) -> IndexState:
         try:
-            raw = json.loads(state_path().read_text())
+            raw = json.loads((path or state_path()).read_text())
         except (OSError, ValueError):
-            return cls()
+            return cls(path=path)
         if not isinstance(raw, dict) or raw.get("version") != STATE_VERSION:
-            return cls()
+            return cls(path=path)
         units = {
             key: UnitState(**value)
             for key, value in raw.get("units", {}).items()
@@ -70,6 +77,7 @@ class IndexState:
             pending=list(raw.get("pending", [])),
             repos=dict(raw.get("repos", {})),
             last_indexed=str(raw.get("last_indexed", "")),
+            path=path,
         )
 
     def save(self) -> None:
@@ -80,7 +88,7 @@ class IndexState:
             "repos": self.repos,
             "units": {key: vars(value) for key, value in self.units.items()},
         }
-        path = state_path()
+        path = self.path or state_path()
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".state.", suffix=".tmp")
         with os.fdopen(fd, "w") as handle:

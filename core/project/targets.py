@@ -1,0 +1,56 @@
+"""Which local memory an agent's turns are indexed into: the folder it is bound to by
+`funes add <agent> PATH`, else the default local memory (a Hub-bound agent indexes locally and
+publishes from there). Standard library only: the hook worker imports it before lancedb."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from funes.paths import claude_home, codex_home, hermes_home, pi_agent_dir
+
+# Stored harness facet → the agent name `funes add` records.
+AGENT_OF_HARNESS = {"claude_code": "claude", "codex": "codex", "pi": "pi", "hermes": "hermes"}
+
+
+def index_target(agent: str) -> Path | None:
+    """The local folder memory `agent` is bound to, or None (the default local memory)."""
+    from funes.agents import bound_memory
+
+    return folder_memory(bound_memory(agent) if agent else None)
+
+
+def folder_memory(spec: str | None) -> Path | None:
+    """`spec` as a local folder memory, or None when it is the default or a Hub memory."""
+    from funes.memory import is_remote_spec
+
+    if not spec or spec.strip() in ("", "local") or is_remote_spec(spec):
+        return None
+    return Path(spec).expanduser().absolute()
+
+
+def agent_of_transcript(path: Path) -> str:
+    """Which agent wrote the transcript at `path`, from where it lies ('' when unknown)."""
+    roots = (
+        ("claude", claude_home()),
+        ("codex", codex_home()),
+        ("pi", pi_agent_dir()),
+        ("hermes", hermes_home()),
+    )
+    path = Path(path).absolute()
+    for agent, root in roots:
+        if path.is_relative_to(Path(root).absolute()):
+            return agent
+    return ""
+
+
+def group_by_target(paths: Iterable[Path]) -> dict[Path | None, list[Path]]:
+    """Transcripts grouped by the local memory their agent's turns go to."""
+    groups: dict[Path | None, list[Path]] = {}
+    for path in paths:
+        groups.setdefault(index_target(agent_of_transcript(path)), []).append(path)
+    return groups
+
+
+def harness_target(harness: str) -> Path | None:
+    return index_target(AGENT_OF_HARNESS.get(harness, harness))
