@@ -28,6 +28,9 @@ from funes import agents
 from funes.paths import funes_home, logs_dir
 
 STDIN_DEADLINE_S = 0.5
+# A log past this size is renamed to `<name>.1` (replacing the older one) before the next write:
+# at most twice this on disk per log, however long the hooks run.
+LOG_MAX_BYTES = 1 << 20
 # Payload keys that name the transcript, across agents (Claude/Codex hooks, pi/Hermes plugins).
 _TRANSCRIPT_KEYS = ("transcript_path", "session_file", "sessionFile", "path")
 _SESSION_KEYS = ("session_id", "thread-id", "thread_id", "sessionId")
@@ -148,11 +151,23 @@ def worker_running() -> bool:
     return False
 
 
+def rotate_log(path: Path, max_bytes: int = LOG_MAX_BYTES) -> None:
+    """Keep one older generation: `path` → `path.1` once it has grown past `max_bytes`. A
+    worker still writing the old file keeps writing it (now `.1`); the next one starts afresh."""
+    try:
+        if path.stat().st_size > max_bytes:
+            os.replace(path, path.with_name(path.name + ".1"))
+    except OSError:  # absent, or another hook rotated it first
+        pass
+
+
 def spawn_worker() -> None:
     """Start the queue worker (`python -m funes.hook_worker`) detached, logging to logs/."""
     log_folder = logs_dir()
     log_folder.mkdir(parents=True, exist_ok=True)
-    spawn_detached([sys.executable, "-m", "funes.hook_worker"], log_folder / "worker.log")
+    log_path = log_folder / "worker.log"
+    rotate_log(log_path)
+    spawn_detached([sys.executable, "-m", "funes.hook_worker"], log_path)
 
 
 def log_hook_error(agent: str, error: BaseException) -> None:
@@ -160,6 +175,7 @@ def log_hook_error(agent: str, error: BaseException) -> None:
         log_folder = logs_dir()
         log_folder.mkdir(parents=True, exist_ok=True)
         stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        rotate_log(log_folder / "hook.log")
         with open(log_folder / "hook.log", "a") as log:
             log.write(f"{stamp} hook {agent}: {type(error).__name__}: {error}\n")
     except OSError:

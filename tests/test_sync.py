@@ -188,9 +188,10 @@ def test_warm_remote_recall_makes_no_request_and_new_pushes_show_up(hub, monkeyp
     assert hits_again == hits
 
 
-def test_offline_falls_back_to_the_cached_copy_then_to_local(hub, monkeypatch, tmp_path):
+def test_offline_falls_back_to_the_cached_copy_never_to_local(hub, monkeypatch, tmp_path):
     from funes.memory import open_memory
     from funes.sync.push import push
+    from funes.sync.remote import RemoteUnreachable
 
     use_home(monkeypatch, tmp_path / "writer")
     add_sessions(SESSIONS_A)
@@ -204,9 +205,9 @@ def test_offline_falls_back_to_the_cached_copy_then_to_local(hub, monkeypatch, t
     assert hits == online_hits
     assert any("unreachable" in n and "cached" in n for n in result.notes)
 
-    use_home(monkeypatch, tmp_path / "writer")  # never read the remote: only its local memory
-    opened = open_memory("alice/other")
-    assert opened.remote is None and any("local memory" in n for n in opened.notes)
+    use_home(monkeypatch, tmp_path / "writer")  # never read the remote: no copy of it here
+    with pytest.raises(RemoteUnreachable, match="alice/other.*go online once"):
+        open_memory("alice/other")  # an error, never the local memory answering instead
 
 
 def test_remote_text_that_instructs_the_agent_is_presented_as_quoted_data(

@@ -74,6 +74,7 @@ def command(
     from funes.index.lock import LockBusy
     from funes.index.store import ModelMismatch
     from funes.model import normalise_harness
+    from funes.traces.base import summarise_warnings
 
     facet = normalise_harness(harness) if harness else None
     reporter = _Progress(enabled=sys.stderr.isatty() and not as_json)
@@ -91,10 +92,8 @@ def command(
     finally:
         reporter.close()
     backfilled = _backfill(second_pass_s, quiet=as_json) if report.chunks_added else None
-    for warning in report.warnings[:20]:
+    for warning in summarise_warnings(report.warnings):
         click.echo(f"warning: {warning}", err=True)
-    if len(report.warnings) > 20:
-        click.echo(f"warning: … and {len(report.warnings) - 20} more", err=True)
     if as_json:
         click.echo(json.dumps({**report.as_dict(), "second_pass": backfilled}, indent=2))
         return

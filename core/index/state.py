@@ -17,6 +17,9 @@ from typing import Any
 from funes.paths import funes_home
 
 STATE_VERSION = 1
+# A `.state.*.tmp` older than this is a leftover of a save that was killed before its rename (a
+# live save takes milliseconds), and is removed by the next save.
+STALE_TMP_S = 60.0
 
 
 def state_path(memory: Path | None = None) -> Path:
@@ -90,7 +93,28 @@ class IndexState:
         }
         path = self.path or state_path()
         path.parent.mkdir(parents=True, exist_ok=True)
+        remove_stale_tmp(path.parent)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".state.", suffix=".tmp")
-        with os.fdopen(fd, "w") as handle:
-            json.dump(payload, handle)
-        os.replace(tmp, path)
+        try:
+            with os.fdopen(fd, "w") as handle:
+                json.dump(payload, handle)
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+
+
+def remove_stale_tmp(folder: Path, older_than_s: float = STALE_TMP_S) -> int:
+    """Delete `.state.*.tmp` files a killed save left in `folder`; return how many."""
+    import time
+
+    removed = 0
+    cutoff = time.time() - older_than_s
+    for leftover in folder.glob(".state.*.tmp"):
+        try:
+            if leftover.stat().st_mtime < cutoff:
+                leftover.unlink()
+                removed += 1
+        except OSError:  # another save finished (or cleaned it) meanwhile
+            continue
+    return removed

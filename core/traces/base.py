@@ -14,6 +14,7 @@ Malformed input is skipped with a warning naming file and line, never raised.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +31,41 @@ class ReadResult:
     resume: Resume  # persist and pass back to the next read of the same unit
     warnings: list[str] = field(default_factory=list)  # "path:line: what was skipped and why"
     complete: bool = True  # False when the unit was read only partly (e.g. a size cap)
+
+
+def summarise_warnings(warnings: list[str], per_kind: int = 3, limit: int = 20) -> list[str]:
+    """At most `limit` lines for `warnings` ("path[:line]: why"): up to `per_kind` lines of each
+    kind of problem, then one line counting the rest of that kind and the files they are in, so
+    one broken or binary file never hides the other kinds."""
+    import re
+
+    counted = re.compile(r"(?P<why>.*) \((?P<n>\d+) more line\(s\) like this\)")
+    examples: dict[str, list[str]] = {}
+    rest: Counter[str] = Counter()
+    files: dict[str, set[str]] = {}
+    for warning in warnings:
+        where, _, why = warning.partition(": ")
+        path = where.rsplit(":", 1)[0] if where.rsplit(":", 1)[-1].isdigit() else where
+        summary = counted.fullmatch(why)
+        if summary:  # a reader's own count of the lines it did not list
+            why, extra = summary["why"], int(summary["n"])
+        else:
+            extra = 0
+        shown = examples.setdefault(why, [])
+        files.setdefault(why, set())
+        if not summary and len(shown) < per_kind:
+            shown.append(warning)
+        else:
+            rest[why] += extra or 1
+            files[why].add(path)
+    lines: list[str] = []
+    for why, shown in examples.items():
+        lines += shown
+        if rest[why]:
+            lines.append(f"… {rest[why]} more: {why} (in {len(files[why])} file(s))")
+    if len(lines) > limit:
+        lines = [*lines[: limit - 1], f"… and {len(lines) - limit + 1} more warning line(s)"]
+    return lines
 
 
 class TraceSource(Protocol):

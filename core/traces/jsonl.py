@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,8 +23,9 @@ from typing import IO, Any
 MAX_LINE_BYTES = 32 * 1024 * 1024
 HEAD_BYTES = 4096
 READ_BLOCK = 1024 * 1024
-# Past this many warnings for one read, only a count is reported.
-MAX_WARNINGS = 20
+# Per read, a kind of warning ("not valid JSON; skipped") names at most this many lines; the
+# rest of that kind is counted, so a binary file cannot crowd out a warning of another kind.
+MAX_WARNINGS_PER_KIND = 3
 
 _decoder = json.JSONDecoder()
 
@@ -49,23 +51,27 @@ class Position:
 
 @dataclass
 class Warnings:
-    """Warnings of one read, "path:line: why", capped so a binary file cannot flood the log."""
+    """Warnings of one read, "path:line: why": a few lines of each kind, then a count per kind,
+    so a binary file cannot flood the log or hide a more useful warning."""
 
     path: str
     items: list[str] = field(default_factory=list)
-    dropped: int = 0
+    shown: Counter[str] = field(default_factory=Counter)
+    dropped: Counter[str] = field(default_factory=Counter)
 
     def add(self, line: int | None, why: str) -> None:
-        if len(self.items) >= MAX_WARNINGS:
-            self.dropped += 1
+        if self.shown[why] >= MAX_WARNINGS_PER_KIND:
+            self.dropped[why] += 1
             return
+        self.shown[why] += 1
         where = f"{self.path}:{line}" if line is not None else self.path
         self.items.append(f"{where}: {why}")
 
     def finish(self) -> list[str]:
-        if self.dropped:
-            return [*self.items, f"{self.path}: {self.dropped} more warnings not shown"]
-        return list(self.items)
+        more = [
+            f"{self.path}: {why} ({n} more line(s) like this)" for why, n in self.dropped.items()
+        ]
+        return [*self.items, *more]
 
 
 @dataclass
