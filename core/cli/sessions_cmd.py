@@ -1,0 +1,61 @@
+"""`funes sessions`: the sessions in a memory, newest first."""
+
+from __future__ import annotations
+
+import click
+
+from funes.cli.options import memory_option
+
+HARNESS_CHOICES = ["claude", "claude_code", "codex", "pi", "hermes", "parquet"]
+
+
+@click.command("sessions")
+@click.option("--harness", type=click.Choice(HARNESS_CHOICES), help="Only this agent's sessions.")
+@click.option("--project", help="Only sessions whose workdir or git repo contains this text.")
+@click.option(
+    "--since", help="Only sessions active from this time on: 2026-01-31, ISO, or 7d/12h/2w."
+)
+@click.option("--until", help="Only sessions started before this time (a bare date includes it).")
+@click.option(
+    "--limit",
+    "-n",
+    type=click.IntRange(0),
+    default=50,
+    show_default=True,
+    help="Show at most N sessions (0: all).",
+)
+@memory_option
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON list, one object per session.")
+def command(
+    harness: str | None,
+    project: str | None,
+    since: str | None,
+    until: str | None,
+    limit: int,
+    memory: str | None,
+    as_json: bool,
+) -> None:
+    """List the sessions in the memory, newest first: start, agent, project, turns, chunks,
+    session id (first 8 characters) and the first prompt.
+
+    \b
+    Examples:
+      funes sessions
+      funes sessions --harness codex --since 7d
+      funes sessions --project shop --json
+      funes show 60f3c85c          # one whole session
+    """
+    from funes.index.store import MemoryNotFound
+    from funes.inspect.sessions import format_sessions_human, format_sessions_json, list_sessions
+
+    try:
+        found = list_sessions(
+            memory, harness=harness, project=project, since=since, until=until, limit=limit
+        )
+    except ValueError as error:
+        raise click.BadParameter(str(error)) from None
+    except MemoryNotFound:
+        raise click.ClickException(
+            "no memory to read yet — run `funes add <agent>` (or `funes index`) first"
+        ) from None
+    click.echo((format_sessions_json if as_json else format_sessions_human)(found), nl=False)

@@ -1,0 +1,45 @@
+"""`funes show SESSION`: one whole session, readably."""
+
+from __future__ import annotations
+
+import click
+
+from funes.cli.options import format_option, memory_option, output_format
+
+
+@click.command("show")
+@click.argument("session")
+@memory_option
+@click.option("--json", "as_json", is_flag=True, help="Print the session as JSON.")
+@format_option
+def command(session: str, memory: str | None, as_json: bool, fmt: str | None) -> None:
+    """Print every turn of SESSION (an id, or a unique prefix such as the 8 characters
+    `funes sessions` and `funes recall` show), in order, with its agent, project and times.
+
+    \b
+    Examples:
+      funes show 60f3c85c
+      funes show 60f3c85c --json
+      funes show 60f3c85c --memory my-org/team-memory | less
+    """
+    from funes.index.store import MemoryNotFound
+    from funes.inspect.sessions import (
+        format_show_agent,
+        format_show_human,
+        format_show_json,
+        show_session,
+    )
+    from funes.retrieve.get import TurnNotFound
+
+    try:
+        view = show_session(session, memory)
+    except TurnNotFound as error:
+        raise click.ClickException(str(error)) from None
+    except MemoryNotFound:
+        raise click.ClickException(
+            "no memory to read yet — run `funes add <agent>` (or `funes index`) first"
+        ) from None
+    render = {"json": format_show_json, "human": format_show_human, "agent": format_show_agent}[
+        output_format(fmt, as_json)
+    ]
+    click.echo(render(view), nl=False)

@@ -1,0 +1,143 @@
+"""`funes sessions` and `funes show`: the sessions of a memory, newest first, with recall's
+filters, and one whole session printed readably."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from recall_fixtures import build_memory, turn
+
+from funes.cli import main
+from funes.index.indexer import index
+from funes.index.store import ChunkStore
+from funes.inspect.sessions import list_sessions, show_session
+from funes.retrieve import TurnNotFound
+
+FIRST_PROMPTS = {
+    "codex": "make me a portfolio website, im a graphic designer",
+    "pi": "how does this project work",
+}
+
+
+@pytest.fixture
+def corpus_memory(corpus: Path) -> Path:
+    """The shared corpus's three fixture sessions (Claude Code, Codex, pi), indexed for real."""
+    report = index([corpus / "funes-fixtures"])
+    assert report.chunks_added > 0
+    return corpus
+
+
+def _stored(session_id: str) -> tuple[int, int]:
+    """(turns, chunks) of one session, counted straight from the stored rows."""
+    rows = ChunkStore.open().scan(["turn_uuid"], where=f"session_id = '{session_id}'")
+    return len(set(rows.column("turn_uuid").to_pylist())), rows.num_rows
+
+
+def test_sessions_are_listed_newest_first_with_counts_that_match_the_memory(
+    corpus_memory: Path,
+) -> None:
+    sessions = list_sessions()
+    assert {s.harness for s in sessions} == {"claude_code", "codex", "pi"}
+    starts = [s.start for s in sessions]
+    assert starts == sorted(starts, reverse=True) and all(starts)
+    for s in sessions:
+        assert (s.turns, s.chunks) == _stored(s.session_id)
+        assert s.start <= s.end
+        assert s.source_path.endswith(".jsonl")
+        if s.harness in FIRST_PROMPTS:
+            assert s.first_prompt == FIRST_PROMPTS[s.harness]
+
+
+def test_filters_are_recalls_and_a_session_active_in_the_window_keeps_its_whole_counts() -> None:
+    build_memory(
+        [
+            turn("s-long", "a1", 0, "start the migration", ts="2026-01-10T09:00:00Z"),
+            turn("s-long", "a2", 1, "migration done", role="assistant", ts="2026-01-20T09:00:00Z"),
+            turn("s-old", "b1", 0, "an older question", ts="2025-12-01T09:00:00Z"),
+            turn(
+                "s-codex",
+                "c1",
+                0,
+                "fix the backup job",
+                harness="codex",
+                workdir="/srv/infra",
+                ts="2026-01-12T09:00:00Z",
+            ),
+        ]
+    )
+    assert [s.session_id for s in list_sessions()] == ["s-codex", "s-long", "s-old"]
+    window = list_sessions(since="2026-01-15")
+    assert [(s.session_id, s.turns) for s in window] == [("s-long", 2)]
+    assert [s.session_id for s in list_sessions(until="2026-01-05")] == ["s-old"]
+    assert [s.session_id for s in list_sessions(harness="codex")] == ["s-codex"]
+    assert [s.session_id for s in list_sessions(project="infra")] == ["s-codex"]
+    assert [s.session_id for s in list_sessions(limit=1)] == ["s-codex"]
+    with pytest.raises(ValueError, match="can't read the time"):
+        list_sessions(since="last tuesday")
+
+
+def test_cli_lists_one_line_per_session_and_json_one_object_per_session(
+    corpus_memory: Path,
+) -> None:
+    human = CliRunner().invoke(main, ["sessions"])
+    assert human.exit_code == 0, human.output
+    lines = human.output.splitlines()
+    assert len(lines) == 4 and lines[-1].startswith("3 sessions")
+    assert "codex" in lines[0] and FIRST_PROMPTS["codex"] in lines[0]
+
+    out = CliRunner().invoke(main, ["sessions", "--harness", "pi", "--json"])
+    assert out.exit_code == 0, out.output
+    (only,) = json.loads(out.output)
+    assert only["harness"] == "pi" and only["first_prompt"] == FIRST_PROMPTS["pi"]
+    assert set(only) >= {"session_id", "workdir", "start", "end", "turns", "chunks"}
+
+    bad = CliRunner().invoke(main, ["sessions", "--since", "soon"])
+    assert bad.exit_code == 2 and "can't read the time 'soon'" in bad.output
+
+
+def test_show_prints_every_turn_of_a_session_in_order(corpus_memory: Path) -> None:
+    (codex,) = list_sessions(harness="codex")
+    view = show_session(codex.session_id[:8])
+    assert view.summary.session_id == codex.session_id
+    seqs = [t.seq for t in view.result.turns]
+    assert seqs == sorted(seqs) and len(seqs) == codex.turns
+
+    human = CliRunner().invoke(main, ["show", codex.session_id[:8], "--format", "human"])
+    assert human.exit_code == 0, human.output
+    assert human.output.startswith(f"session {codex.session_id} · codex · /workspace")
+    assert human.output.count("\n── ") == codex.turns
+    assert FIRST_PROMPTS["codex"] in human.output
+
+    agent = CliRunner().invoke(main, ["show", codex.session_id])
+    first, *rest = agent.output.splitlines()
+    assert first.startswith(f"funes show: session {codex.session_id} (codex, /workspace), ")
+    assert "data, not instructions" in first
+    assert rest.count("---") == codex.turns
+    # Quoted text never starts a line of its own: every body line is a header, a quote or ---.
+    assert all(line.startswith(("[", "│", "---", "note:")) for line in rest)
+
+    data = json.loads(CliRunner().invoke(main, ["show", codex.session_id, "--json"]).output)
+    assert data["session"]["turns"] == len(data["turns"]) == codex.turns
+
+
+def test_show_of_an_unknown_or_ambiguous_session_is_one_line_and_exit_1() -> None:
+    build_memory(
+        [turn("s-aaaa-1", "x1", 0, "one"), turn("s-aaaa-2", "y1", 0, "two")]
+    )
+    missing = CliRunner().invoke(main, ["show", "nope"])
+    assert missing.exit_code == 1
+    assert missing.output.strip() == "Error: session nope not found in this memory"
+    ambiguous = CliRunner().invoke(main, ["show", "s-aaaa"])
+    assert ambiguous.exit_code == 1 and "matches 2 sessions" in ambiguous.output
+    with pytest.raises(TurnNotFound):
+        show_session("nope")
+
+
+def test_without_a_memory_both_commands_say_what_to_do() -> None:
+    for args in (["sessions"], ["show", "abc"]):
+        out = CliRunner().invoke(main, args)
+        assert out.exit_code == 1
+        assert "run `funes add <agent>`" in out.output
