@@ -76,7 +76,7 @@ def _load_toml(path: Path) -> Any:
         raise ConfigError(path, _toml_line(text, "notify"), "`notify` is not a list of strings")
     if isinstance(notify, str):
         try:
-            shlex.split(notify)
+            _split_command(notify)
         except ValueError as error:
             raise ConfigError(path, _toml_line(text, "notify"), f"`notify`: {error}") from None
     return doc
@@ -150,8 +150,16 @@ def _notify_argv(doc: Any) -> tuple[list[str], str | None]:
         return [], None
     comment = doc.item("notify").trivia.comment or None
     if isinstance(raw, str):
-        return shlex.split(raw), comment
+        return _split_command(raw), comment
     return [str(x) for x in raw], comment
+
+
+def _split_command(command: str) -> list[str]:
+    """A string `notify` as an argv: one program when it names one (a path may hold spaces),
+    else split as a shell would (`notify-send --urgency low`)."""
+    if Path(command).expanduser().is_file() or shutil.which(command):
+        return [command]
+    return shlex.split(command)
 
 
 _WAS = "yours was "
