@@ -156,12 +156,14 @@ def prepare(
 ) -> AskPlan:
     """Recall `question` from `memory` and build the prompt; AskError if there is nothing to ask."""
     from funes.index.store import MemoryNotFound, ModelMismatch
-    from funes.retrieve import RecallError, recall
+    from funes.project.multi import recall_many
+    from funes.retrieve import RecallError
 
     if progress:
         progress("recalling")
     try:
-        result = recall(question, k=k, memory=memory)
+        # `memory` may name several (comma-separated): one ranked list from all of them.
+        result = recall_many(memory, question, k=k)
     except (MemoryNotFound, ModelMismatch, RecallError, ValueError) as error:
         raise AskError(str(error)) from error
     except OSError as error:
@@ -173,8 +175,10 @@ def prepare(
 
 def _nothing_recalled(label: str, memory: str | None) -> str:
     from funes.memory import open_memory
+    from funes.project.multi import split_memories
 
-    if open_memory(memory).store.count() == 0:
+    named = split_memories(memory)
+    if len(named) <= 1 and open_memory(named[0] if named else None).store.count() == 0:
         return f"memory {label} is empty — run `funes index` (or `funes add <agent>`) first"
     return (
         f"nothing in {label} matches that question — rephrase it, or add the agent that holds "

@@ -56,13 +56,14 @@ def build_server(default_memory: str | None = None) -> Any:
         session: str | None = None,
         memory: str | None = None,
     ) -> str:
-        from funes.retrieve import format_agent, recall
+        from funes.project.multi import recall_many
+        from funes.retrieve import format_agent
 
         try:
-            result = recall(
+            result = recall_many(
+                memory_for(memory),
                 query,
                 k=max(1, min(k, 50)),
-                memory=memory_for(memory),
                 harness=harness or None,
                 block_type=block_type or None,
                 project=project,
@@ -78,10 +79,11 @@ def build_server(default_memory: str | None = None) -> Any:
     def get_tool(
         session_id: str, turn_uuid: str, window: int = 3, memory: str | None = None
     ) -> str:
-        from funes.retrieve import format_get_agent, get_turns
+        from funes.project.multi import get_many
+        from funes.retrieve import format_get_agent
 
         try:
-            result = get_turns(session_id, turn_uuid, window=window, memory=memory_for(memory))
+            result = get_many(memory_for(memory), session_id, turn_uuid, window=window)
         except Exception as error:
             return f"get error: {_one_line(error)}"
         return format_get_agent(result)
@@ -89,10 +91,12 @@ def build_server(default_memory: str | None = None) -> Any:
     @server.tool(name="status", description=STATUS_DESCRIPTION)
     def status_tool(memory: str | None = None) -> str:
         from funes.cli.status_cmd import render_status
+        from funes.project.multi import split_memories
         from funes.status import memory_status
 
         try:
-            return render_status(memory_status(memory_for(memory)))
+            named = split_memories(memory_for(memory)) or [None]
+            return "\n".join(render_status(memory_status(m)) for m in named)
         except Exception as error:
             return f"status error: {_one_line(error)}"
 
@@ -109,9 +113,11 @@ def _warm_up(memory: str | None) -> None:
     try:
         from funes.index.embed import load_embedder
         from funes.memory import open_memory
+        from funes.project.multi import split_memories
         from funes.retrieve.second_pass import load_second_pass
 
-        load_embedder(open_memory(memory).store.model_id or None)
+        first = (split_memories(memory) or [None])[0]
+        load_embedder(open_memory(first).store.model_id or None)
         load_second_pass()
     except Exception:
         pass  # the first call reports whatever is wrong, in its own words

@@ -60,7 +60,14 @@ class StatusLine:
 @click.command("ask")
 @click.argument("agent", type=click.Choice(ASK_AGENTS, case_sensitive=False))
 @click.argument("question", nargs=-1, required=True)
-@click.option("--memory", "-m", "memory", metavar="MEMORY", help="Memory to ask (default: local).")
+@click.option(
+    "--memory",
+    "-m",
+    "memory",
+    metavar="MEMORY",
+    multiple=True,
+    help="Memory to ask (default: local); repeat it to ask several at once.",
+)
 @click.option(
     "-k",
     "--k",
@@ -72,7 +79,7 @@ class StatusLine:
 )
 @click.option("--json", "as_json", is_flag=True, help="Print {answer, sources, agent, memory}.")
 def command(
-    agent: str, question: tuple[str, ...], memory: str | None, k: int, as_json: bool
+    agent: str, question: tuple[str, ...], memory: tuple[str, ...], k: int, as_json: bool
 ) -> None:
     """Answer QUESTION from a memory, in the words of AGENT (claude, codex, pi or hermes).
 
@@ -86,7 +93,13 @@ def command(
     """
     status = StatusLine(sys.stderr)
     try:
-        result = ask(agent, " ".join(question), memory=memory, k=k, progress=status.update)
+        result = ask(
+            agent,
+            " ".join(question),
+            memory=",".join(memory) or None,
+            k=k,
+            progress=status.update,
+        )
     except AskError as error:
         raise click.ClickException(str(error)) from None
     finally:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from funes.cli.options import format_option, memory_option, output_format
+from funes.cli.options import format_option, memories_option, output_format
 from funes.retrieve.get import DEFAULT_WINDOW
 
 
@@ -18,14 +18,14 @@ from funes.retrieve.get import DEFAULT_WINDOW
     show_default=True,
     help="Also show the turns within N seqs of this one.",
 )
-@memory_option
+@memories_option
 @click.option("--json", "as_json", is_flag=True, help="Print the turns as JSON.")
 @format_option
 def command(
     session_id: str,
     turn_uuid: str,
     window: int,
-    memory: str | None,
+    memory: tuple[str, ...],
     as_json: bool,
     fmt: str | None,
 ) -> None:
@@ -36,16 +36,16 @@ def command(
       funes get 60f3c85c-ca6c-5274-ba4a-1671e1e1f8f2 79a3372d-da5c-5364-86a3-6a0f05086ff0
     """
     from funes.index.store import MemoryNotFound
+    from funes.project.multi import get_many
     from funes.retrieve import (
         TurnNotFound,
         format_get_agent,
         format_get_human,
         format_get_json,
-        get_turns,
     )
 
     try:
-        result = get_turns(session_id, turn_uuid, window=window, memory=memory)
+        result = get_many(memory, session_id, turn_uuid, window=window)
     except TurnNotFound as error:
         raise click.ClickException(str(error)) from None
     except MemoryNotFound:

@@ -6,13 +6,26 @@ import click
 
 
 @click.command("mcp")
-@click.argument("memory", required=False)
-def command(memory: str | None) -> None:
+@click.argument("memories", nargs=-1, metavar="[MEMORY]...")
+@click.option(
+    "--memory",
+    "memory_options",
+    metavar="MEMORY",
+    multiple=True,
+    help="Another memory to read (repeatable), as the MEMORY arguments.",
+)
+def command(memories: tuple[str, ...], memory_options: tuple[str, ...]) -> None:
     """Run the MCP server (stdio) with tools recall, get and status.
 
-    MEMORY (default: the local memory) is what tools read unless a call names another.
+    MEMORY (default: the local memory; several may be given, or comma-separated) is what tools
+    read unless a call names another; recall merges them into one ranked list. The memory the
+    working directory's repository declares (funes.toml) is read too.
     Agents start this themselves once `funes add <agent>` has registered it.
+
+    \b
+      funes mcp
+      funes mcp local acme/team-memory
     """
     from funes.mcp_server import serve
 
-    serve(memory)
+    serve(",".join([*memories, *memory_options]) or None)

@@ -15,6 +15,20 @@ def memory_option(func: Callable[..., Any]) -> Callable[..., Any]:
     return click.option("--memory", metavar="MEMORY", help=MEMORY_HELP)(func)
 
 
+MEMORIES_HELP = (
+    "Memory to read: local, a folder, ORG/REPO or hf://…; repeat it (or comma-separate) to "
+    "read several at once. Default: local, plus the memory this repository declares "
+    "(funes.toml)."
+)
+
+
+def memories_option(func: Callable[..., Any]) -> Callable[..., Any]:
+    """`--memory`, repeatable: a tuple of specs (empty: the default memories)."""
+    return click.option("--memory", "memory", metavar="MEMORY", multiple=True, help=MEMORIES_HELP)(
+        func
+    )
+
+
 def format_option(func: Callable[..., Any]) -> Callable[..., Any]:
     return click.option(
         "--format",

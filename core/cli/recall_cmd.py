@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from funes.cli.options import format_option, memory_option, output_format
+from funes.cli.options import format_option, memories_option, output_format
 from funes.retrieve.pipeline import DEFAULT_CANDIDATES, DEFAULT_K, DEFAULT_NEIGHBORS
 from funes.retrieve.recency import DEFAULT_HALF_LIFE_DAYS
 
@@ -52,7 +52,7 @@ BLOCK_TYPE_CHOICES = ["text", "thinking", "tool_use", "tool_result"]
     show_default=True,
     help="Recency half-life in days (a gentle, bounded preference); 0 turns it off.",
 )
-@memory_option
+@memories_option
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @format_option
 def command(
@@ -67,7 +67,7 @@ def command(
     session: str | None,
     neighbors: int,
     half_life: float,
-    memory: str | None,
+    memory: tuple[str, ...],
     as_json: bool,
     fmt: str | None,
 ) -> None:
@@ -82,13 +82,14 @@ def command(
     Then `funes get SESSION TURN` shows the whole turn a passage came from.
     """
     from funes.index.store import MemoryNotFound
-    from funes.retrieve import RecallError, format_agent, format_human, format_json, recall
+    from funes.project.multi import recall_many
+    from funes.retrieve import RecallError, format_agent, format_human, format_json
 
     try:
-        result = recall(
+        result = recall_many(
+            memory,
             " ".join(query),
             k=k,
-            memory=memory,
             harness=harness,
             block_type=block_type,
             project=project,

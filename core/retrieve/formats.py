@@ -58,7 +58,8 @@ def format_agent(result: RecallResult) -> str:
             f"[{hit.ts or '-'}] {hit.harness or '-'} {hit.workdir or '-'} "
             f"{hit.session_id[:8]} {hit.role or '-'} {_kind(hit)}  score={hit.score:.3f}"
         )
-        lines.append("  → " + get_command(hit.session_id, hit.turn_uuid, result.memory_label))
+        memory = hit.memory or result.memory_label
+        lines.append("  → " + get_command(hit.session_id, hit.turn_uuid, memory))
         lines += quote_block(hit.text)
         for n in hit.neighbours:
             kind = f"[{n.role} {n.block_type} seq{n.seq}]"
@@ -84,7 +85,8 @@ def format_human(result: RecallResult, width: int = 100) -> str:
         for paragraph in hit.text.splitlines():
             wrapped = textwrap.wrap(paragraph, width=width - 3) or [""]
             lines += ["   " + w for w in wrapped]
-        lines.append("   ↳ " + get_command(hit.session_id, hit.turn_uuid, result.memory_label))
+        memory = hit.memory or result.memory_label
+        lines.append("   ↳ " + get_command(hit.session_id, hit.turn_uuid, memory))
     return "\n".join(lines) + "\n"
 
 
@@ -110,6 +112,7 @@ def recall_json(result: RecallResult) -> dict[str, Any]:
                 "text": h.text,
                 "source_path": h.source_path,
                 "chunk_id": h.id,
+                "memory": h.memory or result.memory_label,
                 "neighbours": [asdict(n) for n in h.neighbours],
             }
             for h in result.hits

@@ -33,6 +33,8 @@ class Hit:
     text: str
     score: float
     neighbours: list[Neighbour] = field(default_factory=list)
+    # The memory it came from (its label), when several were recalled at once.
+    memory: str = ""
 
 
 @dataclass(slots=True)
