@@ -124,9 +124,7 @@ def test_show_prints_every_turn_of_a_session_in_order(corpus_memory: Path) -> No
 
 
 def test_show_of_an_unknown_or_ambiguous_session_is_one_line_and_exit_1() -> None:
-    build_memory(
-        [turn("s-aaaa-1", "x1", 0, "one"), turn("s-aaaa-2", "y1", 0, "two")]
-    )
+    build_memory([turn("s-aaaa-1", "x1", 0, "one"), turn("s-aaaa-2", "y1", 0, "two")])
     missing = CliRunner().invoke(main, ["show", "nope"])
     assert missing.exit_code == 1
     assert missing.output.strip() == "Error: session nope not found in this memory"

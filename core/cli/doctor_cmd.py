@@ -1,0 +1,32 @@
+"""`funes doctor`: is this installation healthy, and what to do when it is not."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+
+@click.command("doctor")
+@click.option("--fix", is_flag=True, help="Apply the safe repairs, then check again.")
+@click.option("--json", "as_json", is_flag=True, help='Print {"ok", "checks": [...]} as JSON.')
+def command(fix: bool, as_json: bool) -> None:
+    """Check the memory, its indexes and disk use, the writer lock, the hook queue, every wired
+    agent (its files, whether the agent loads funes, whether its hook fires) and every bound Hub
+    memory. Each failing check says what to do. Exit status 0 when all pass, 1 otherwise.
+
+    \b
+    --fix applies only repairs that lose nothing: rebuild a lost full-text index, fold new rows
+    into it, drop versions older than a week, put failed hook entries back in the queue and
+    start the queue worker.
+    \b
+    Examples:
+      funes doctor
+      funes doctor --fix
+      funes doctor --json | jq '.checks[] | select(.ok | not)'
+    """
+    from funes.inspect.doctor import all_ok, format_human, format_json, run_checks
+
+    checks = run_checks(fix=fix)
+    click.echo((format_json if as_json else format_human)(checks), nl=False)
+    sys.exit(0 if all_ok(checks) else 1)

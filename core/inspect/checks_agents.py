@@ -1,0 +1,258 @@
+"""Checks of every agent `funes add` wired: its files in place, the agent itself loading funes
+(asked through the agent's own CLI: `claude plugin list`, `codex mcp list`, `pi list`, `hermes
+plugins list`), and its hook firing after the sessions it writes."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from funes.inspect.doctor import Check
+from funes.paths import claude_home, codex_home, hermes_home, pi_agent_dir
+
+CLI_TIMEOUT_S = 60.0
+# A transcript written this long after the hook last fired means the hook is not firing (a turn
+# still running writes its transcript before its hook fires, so allow for a long turn).
+HOOK_SLACK_S = 15 * 60
+
+
+def agent_checks() -> list[Check]:
+    from funes.agents import wired_agents
+
+    wired = wired_agents()
+    if not wired:
+        return [
+            Check(
+                "agents",
+                True,
+                "none wired: the memory grows only when you run `funes index`",
+            )
+        ]
+    # The agents' CLIs start slowly (node, python): ask them all at once.
+    with ThreadPoolExecutor(max_workers=len(wired)) as pool:
+        loaded = {agent: pool.submit(ask_agent, agent) for agent in wired}
+        checks: list[Check] = []
+        for agent, record in wired.items():
+            checks.append(_wiring_check(agent, record))
+            checks.append(_loaded_check(agent, loaded[agent].result()))
+            checks.append(hook_check(agent, record))
+    return checks
+
+
+def _wiring_check(agent: str, record: dict[str, Any]) -> Check:
+    from funes.installers import installer_for
+
+    name = f"{agent}: files"
+    try:
+        status = dict(installer_for(agent).status())
+    except Exception as error:
+        return Check(
+            name,
+            False,
+            f"cannot read its config: {error}",
+            f"fix the config, then `funes add {agent}`",
+        )
+    problem = status.get("error") or status.get("problem")
+    if problem:
+        return Check(name, False, str(problem), f"fix the file, then run `funes add {agent}` again")
+    files = [Path(p) for p in record.get("files") or []]
+    missing = [str(p) for p in files if not p.exists()]
+    if not status.get("installed") or missing:
+        what = (
+            f"missing: {', '.join(missing[:3])}" if missing else "no longer in the agent's config"
+        )
+        return Check(
+            name, False, what, f"run `funes add {agent}` again (it changes only what is missing)"
+        )
+    memory = record.get("memory") or "local"
+    detail = f"{len(files)} file(s) in place, bound to memory {memory}"
+    if agent == "codex":
+        if status.get("hook_trusted") is False and not status.get("notify"):
+            return Check(
+                name,
+                False,
+                detail
+                + "; the Stop hook is not trusted and `notify` is not set: no turn is indexed",
+                "run `funes add codex --trust-hooks`",
+            )
+        if status.get("hook_trusted") is False:
+            detail += "; Stop hook not trusted yet (`notify` indexes each turn meanwhile)"
+    return Check(name, True, detail)
+
+
+# -- asking the agent ------------------------------------------------------------------------
+
+
+def ask_agent(agent: str) -> tuple[bool | None, str]:
+    """(True/False: the agent says it loads funes, None: it could not be asked, detail)."""
+    asker = _ASKERS.get(agent)
+    if asker is None:
+        return None, f"no way to ask {agent}"
+    binary, args, read = asker
+    path = shutil.which(binary)
+    if path is None:
+        return None, f"`{binary}` is not on PATH here, so it could not be asked"
+    try:
+        done = subprocess.run(
+            [path, *args],
+            capture_output=True,
+            text=True,
+            timeout=CLI_TIMEOUT_S,
+            stdin=subprocess.DEVNULL,
+        )
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return None, f"`{binary} {' '.join(args)}` did not answer ({type(error).__name__})"
+    if done.returncode != 0:
+        tail = (done.stderr.strip() or done.stdout.strip()).splitlines()[-1:] or ["no output"]
+        return None, f"`{binary} {' '.join(args)}` failed: {tail[0][:160]}"
+    try:
+        return read(done.stdout)
+    except (ValueError, KeyError, TypeError) as error:
+        return None, f"could not read what `{binary} {' '.join(args)}` said ({error})"
+
+
+def _command_problem(command: Any) -> str:
+    """Why the funes command an agent runs cannot start ("" when it can)."""
+    if not isinstance(command, str) or not command:
+        return ""
+    found = command if os.sep in command else shutil.which(command)
+    if not found or not os.access(found, os.X_OK):
+        return f"it runs {command}, which no longer exists (funes moved or was reinstalled)"
+    return ""
+
+
+def _read_claude(stdout: str) -> tuple[bool, str]:
+    plugins = json.loads(stdout)
+    entry = next((p for p in plugins if p.get("id") == "funes@funes"), None)
+    if entry is None:
+        return False, "`claude plugin list` does not list funes@funes"
+    if not entry.get("enabled", False):
+        return False, "Claude Code lists funes@funes but it is disabled"
+    server = (entry.get("mcpServers") or {}).get("funes") or {}
+    problem = _command_problem(server.get("command"))
+    if problem:
+        return False, f"Claude Code loads funes@funes, but {problem}"
+    return True, f"Claude Code loads funes@funes {entry.get('version', '')}".rstrip()
+
+
+def _read_codex(stdout: str) -> tuple[bool, str]:
+    servers = json.loads(stdout)
+    entry = next((s for s in servers if s.get("name") == "funes"), None)
+    if entry is None:
+        return False, "`codex mcp list` does not list the funes server"
+    if not entry.get("enabled", True):
+        reason = entry.get("disabled_reason") or "disabled"
+        return False, f"Codex lists the funes server but it is {reason}"
+    problem = _command_problem((entry.get("transport") or {}).get("command"))
+    if problem:
+        return False, f"Codex lists the funes server, but {problem}"
+    return True, "Codex lists the funes MCP server, enabled"
+
+
+def _read_pi(stdout: str) -> tuple[bool, str]:
+    from funes.installers.pi import package_dir
+
+    if str(package_dir()) in stdout:
+        return True, f"pi lists the funes extension ({package_dir()})"
+    return False, f"`pi list` does not list {package_dir()}"
+
+
+def _read_hermes(stdout: str) -> tuple[bool, str]:
+    for line in stdout.splitlines():
+        words = line.split()
+        if words and words[-1] == "funes":
+            if words[0] == "enabled":
+                return True, "Hermes lists the funes plugin, enabled"
+            return False, f"Hermes lists the funes plugin as {words[0]}"
+    return False, "`hermes plugins list` does not list funes"
+
+
+_ASKERS: dict[str, tuple[str, list[str], Callable[[str], tuple[bool, str]]]] = {
+    "claude": ("claude", ["plugin", "list", "--json"], _read_claude),
+    "codex": ("codex", ["mcp", "list", "--json"], _read_codex),
+    "pi": ("pi", ["list"], _read_pi),
+    "hermes": ("hermes", ["plugins", "list", "--plain", "--no-bundled"], _read_hermes),
+}
+
+
+def _loaded_check(agent: str, answer: tuple[bool | None, str]) -> Check:
+    loaded, detail = answer
+    name = f"{agent}: loaded"
+    if loaded is None:  # could not ask: not a failure of funes, and the files check still ran
+        return Check(name, True, detail)
+    if loaded:
+        return Check(name, True, detail)
+    return Check(
+        name, False, detail, f"run `funes add {agent}` again, then start a new {agent} session"
+    )
+
+
+# -- the hook --------------------------------------------------------------------------------
+
+
+def newest_transcript(agent: str) -> float | None:
+    """The mtime of the newest transcript `agent` wrote (None when it has none)."""
+    patterns = {
+        "claude": (claude_home() / "projects", "*.jsonl"),
+        "codex": (codex_home() / "sessions", "*.jsonl*"),
+        "pi": (pi_agent_dir() / "sessions", "*.jsonl"),
+    }
+    if agent == "hermes":
+        files = [hermes_home() / "state.db"]
+    elif agent in patterns:
+        root, pattern = patterns[agent]
+        files = list(root.rglob(pattern)) if root.is_dir() else []
+    else:
+        return None
+    newest = None
+    for file in files:
+        try:
+            mtime = file.stat().st_mtime
+        except OSError:
+            continue
+        newest = mtime if newest is None else max(newest, mtime)
+    return newest
+
+
+def _epoch(iso: str | None) -> float:
+    from datetime import UTC, datetime
+
+    if not iso:
+        return 0.0
+    try:
+        moment = datetime.fromisoformat(iso.replace("Z", "+00:00"))
+    except ValueError:
+        return 0.0
+    return (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).timestamp()
+
+
+def hook_check(agent: str, record: dict[str, Any]) -> Check:
+    import time
+
+    name = f"{agent}: hook"
+    last_fired = record.get("hook_last_fired")
+    fired = _epoch(last_fired)
+    since = max(fired, _epoch(record.get("installed_at") or record.get("updated_at")))
+    newest = newest_transcript(agent)
+    said = f"last fired {last_fired}" if last_fired else "never fired"
+    if newest is None or newest <= since + HOOK_SLACK_S:
+        return Check(name, True, said + ("" if newest else f"; no {agent} session written yet"))
+    wrote = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(newest))
+    fixes = {
+        "claude": "check `claude plugin list` shows funes@funes enabled; run `funes add claude` "
+        "again and start a new session",
+        "codex": "run `funes add codex --trust-hooks` (or check `notify` in ~/.codex/config.toml)",
+    }
+    return Check(
+        name,
+        False,
+        f"{agent} wrote a session at {wrote} but its hook {said}: new turns are not indexed",
+        fixes.get(agent, f"run `funes add {agent}` again and start a new session")
+        + "; `funes index` picks up what was missed",
+    )

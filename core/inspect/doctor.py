@@ -1,0 +1,115 @@
+"""`funes doctor`: one check per thing that can be wrong, each saying what to do.
+
+A probe is a function returning checks; a check may carry a `repair`, a safe, idempotent action
+that `run_checks(fix=True)` applies to failing checks before probing again. Only repairs that
+lose nothing are offered: rebuild an index, fold new rows into it, drop versions older than a
+week, put failed hook entries back in the queue, start the queue worker.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class Check:
+    name: str
+    ok: bool
+    detail: str
+    fix: str = ""  # what to do about it, for people ("" when there is nothing to do)
+    # The safe repair `--fix` applies; returns what it did, one line.
+    repair: Callable[[], str] | None = field(default=None, repr=False, compare=False)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "ok": self.ok, "detail": self.detail, "fix": self.fix}
+
+
+Probe = Callable[[], list[Check]]
+
+
+def probes() -> list[Probe]:
+    from funes.inspect import checks_agents, checks_local, checks_remote
+
+    return [
+        checks_local.memory_checks,
+        checks_local.backlog_checks,
+        checks_local.lock_checks,
+        checks_local.queue_checks,
+        checks_agents.agent_checks,
+        checks_remote.remote_checks,
+    ]
+
+
+def run_checks(fix: bool = False) -> list[Check]:
+    """Every check, in a stable order. With `fix`, failing checks that have a safe repair are
+    repaired and their probe runs again; the check then says what was done."""
+    results: list[Check] = []
+    for probe in probes():
+        checks = _run_probe(probe)
+        if fix:
+            checks = _repair(probe, checks)
+        results.extend(checks)
+    return results
+
+
+def _run_probe(probe: Probe) -> list[Check]:
+    try:
+        return probe()
+    except Exception as error:  # one broken probe must not hide every other check
+        name = getattr(probe, "__name__", "check").replace("_checks", "")
+        return [
+            Check(
+                name=name,
+                ok=False,
+                detail=f"the check itself failed: {type(error).__name__}: {error}",
+                fix="report this with the output of `funes doctor --json`",
+            )
+        ]
+
+
+def _repair(probe: Probe, checks: list[Check]) -> list[Check]:
+    done: dict[str, str] = {}
+    for check in checks:
+        if check.ok or check.repair is None:
+            continue
+        try:
+            done[check.name] = check.repair()
+        except Exception as error:
+            done[check.name] = f"repair failed: {type(error).__name__}: {error}"
+    if not done:
+        return checks
+    again = _run_probe(probe)
+    for check in again:
+        if check.name in done:
+            check.detail = f"{done[check.name]}; now: {check.detail}"
+    return again
+
+
+def all_ok(checks: list[Check]) -> bool:
+    return all(c.ok for c in checks)
+
+
+def format_json(checks: list[Check]) -> str:
+    data = {"ok": all_ok(checks), "checks": [c.as_dict() for c in checks]}
+    return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+
+
+def format_human(checks: list[Check]) -> str:
+    lines = []
+    for check in checks:
+        mark = "ok  " if check.ok else "FAIL"
+        lines.append(f"{mark} {check.name}: {check.detail}")
+        if not check.ok and check.fix:
+            lines.append(f"     → {check.fix}")
+    failing = sum(not c.ok for c in checks)
+    if failing:
+        noun = "check fails" if failing == 1 else "checks fail"
+        repairable = sum(not c.ok and c.repair is not None for c in checks)
+        tail = f"; `funes doctor --fix` repairs {repairable}" if repairable else ""
+        lines.append(f"{failing} {noun}{tail}")
+    else:
+        lines.append(f"all {len(checks)} checks pass")
+    return "\n".join(lines) + "\n"
