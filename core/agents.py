@@ -59,14 +59,18 @@ def _save(agents: dict[str, Any]) -> None:
     os.replace(tmp, path)
 
 
-def record_install(agent: str, report: _Report, memory: str | None) -> None:
-    """Remember that `agent` is wired (and to which memory); a re-install keeps the first date."""
+def record_install(
+    agent: str, report: _Report, memory: str | None, reads: list[str] | None = None
+) -> None:
+    """Remember that `agent` is wired (and to which memory, plus the memories it only reads);
+    a re-install keeps the first date."""
     agents = _load()
     previous = agents.get(agent, {})
     agents[agent] = {
         "installed_at": previous.get("installed_at") or _now_iso(),
         "updated_at": _now_iso(),
         "memory": memory,
+        "reads": list(reads or []),
         "files": sorted({*previous.get("files", []), *(str(p) for p in report.changed)}),
         "notes": list(report.notes),
     }
@@ -95,6 +99,12 @@ def bound_memory(agent: str) -> str | None:
     """The memory spec `agent` was bound to by `funes add`, or None for the local default."""
     memory = _load().get(agent, {}).get("memory")
     return memory if isinstance(memory, str) and memory else None
+
+
+def read_only_memories(agent: str) -> list[str]:
+    """The memories `agent` reads but never writes to (`funes add <agent> M --read-only`)."""
+    reads = _load().get(agent, {}).get("reads")
+    return [r for r in reads if isinstance(r, str) and r] if isinstance(reads, list) else []
 
 
 def hook_last_fired(agent: str) -> str | None:
@@ -151,9 +161,12 @@ def add_agent(
     budget_s: float | None = 60.0,
     progress: Any = None,
     trust_hooks: bool = False,
+    read_only: bool = False,
 ) -> dict[str, Any]:
     """`funes add`: index `agent`'s recent history (within `budget_s`; None skips it), wire the
     plugin and hook, bind `memory`, and start publishing it when the sync layer is present.
+    With `read_only`, `memory` is added to what the agent reads (its own memory, and every
+    read-only one so far) and is never written or pushed to; the binding stays as it was.
 
     Returns {"agent", "memory", "indexed", "changed", "notes"}; raises ConfigError for a
     malformed agent config (nothing changed) and RuntimeError when the agent's CLI fails.
@@ -162,6 +175,12 @@ def add_agent(
     from funes.model import normalise_harness
 
     memory = None if memory in (None, "", "local") else memory
+    reads = read_only_memories(agent)
+    if read_only:
+        if memory is None:
+            raise ValueError("--read-only needs the MEMORY the agent should read")
+        reads = [*[r for r in reads if r != memory], memory]
+        memory = bound_memory(agent)  # what its turns go to stays as it was
     installer = installer_for(agent)
     installer.check()  # a malformed agent config stops `add` before anything is indexed
     ensure_writable_home()
@@ -170,17 +189,24 @@ def add_agent(
     if budget_s is not None and budget_s > 0:
         indexed, note = _seed_index(normalise_harness(agent), budget_s, progress, memory)
         notes += [note] if note else []
-    report = installer.install(memory)
+    # Several memories reach the agent's tools as one comma-separated argument.
+    report = installer.install(",".join([memory or "local", *reads]) if reads else memory)
     if trust_hooks and hasattr(installer, "trust_hooks"):
         trusted = installer.trust_hooks()
         notes.append(f"trusted {len(trusted)} hook(s) through codex app-server")
         report.notes = [n for n in report.notes if "trust" not in n]
-    record_install(agent, report, memory)
-    if memory:
+    record_install(agent, report, memory, reads)
+    if memory and not read_only:
         notes.append(_publish(memory))
+    if reads:
+        notes.append(
+            f"{agent} also reads {', '.join(reads)} (read-only: its turns are never written or "
+            "pushed there)"
+        )
     return {
         "agent": agent,
         "memory": memory or "local",
+        "reads": reads,
         "indexed": indexed,
         "changed": [str(p) for p in report.changed],
         "notes": [*report.notes, *notes],

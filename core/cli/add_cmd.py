@@ -28,9 +28,20 @@ AGENT_CHOICES = ["claude", "codex", "pi", "hermes"]
     is_flag=True,
     help="codex: trust the funes Stop hook now (as /hooks in the Codex TUI would).",
 )
+@click.option(
+    "--read-only",
+    is_flag=True,
+    help="Add MEMORY to what AGENT reads (a team's, a project's); never written or pushed to.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print what changed as JSON.")
 def command(
-    agent: str, memory: str | None, yes: bool, budget: float, trust_hooks: bool, as_json: bool
+    agent: str,
+    memory: str | None,
+    yes: bool,
+    budget: float,
+    trust_hooks: bool,
+    read_only: bool,
+    as_json: bool,
 ) -> None:
     """Give AGENT recall/get tools and index each of its turns into the memory.
 
@@ -43,6 +54,7 @@ def command(
       funes add claude
       funes add codex --trust-hooks
       funes add hermes acme/team-memory
+      funes add claude acme/widgets-memory --read-only
     """
     from funes.agents import add_agent
     from funes.installers.base import ConfigError
@@ -61,8 +73,9 @@ def command(
             budget_s=budget,
             progress=_progress(agent, quiet=as_json),
             trust_hooks=trust_hooks,
+            read_only=read_only,
         )
-    except (ConfigError, RuntimeError) as error:
+    except (ConfigError, RuntimeError, ValueError) as error:
         raise click.ClickException(str(error)) from None
     if as_json:
         click.echo(json.dumps(result, indent=2))
