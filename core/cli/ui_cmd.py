@@ -1,0 +1,53 @@
+"""`funes ui`: a local web page to search and browse the memory."""
+
+from __future__ import annotations
+
+import click
+
+from funes.cli.options import memory_option
+
+
+@click.command("ui")
+@click.option(
+    "--port",
+    type=click.IntRange(0, 65535),
+    default=0,
+    show_default=True,
+    help="Port on 127.0.0.1 (0: any free port).",
+)
+@click.option("--no-open", is_flag=True, help="Do not open a browser; just print the URL.")
+@memory_option
+def command(port: int, no_open: bool, memory: str | None) -> None:
+    """Serve a web page over the memory on 127.0.0.1 only, and open it in a browser.
+
+    The first line printed is the page's URL; it carries a random token, and nothing is served
+    without it. The page searches with recall (filters, provenance, the passage, the whole
+    turn), browses sessions as a timeline, shows counts per agent and project, activity over
+    time, what a bound Hub memory has and lacks, and redactions by kind. Ctrl-C stops it.
+
+    \b
+    Examples:
+      funes ui
+      funes ui --port 8765 --no-open
+      funes ui --memory my-org/team-memory
+    """
+    import threading
+    import webbrowser
+
+    from funes.inspect.webui import UIServer, warm_up
+
+    try:
+        server = UIServer(memory, port)
+    except OSError as error:
+        raise click.ClickException(f"cannot listen on 127.0.0.1:{port}: {error.strerror}") from None
+    click.echo(server.url)
+    click.echo("serving on 127.0.0.1 only; Ctrl-C stops it", err=True)
+    threading.Thread(target=warm_up, args=(memory,), daemon=True).start()
+    if not no_open:
+        webbrowser.open(server.url)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()

@@ -1,0 +1,120 @@
+"""The JSON answers behind `funes ui`: each takes the query parameters of one request and returns
+what the page shows. The same library calls as the CLI: recall, get, the session list."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+Params = dict[str, str]
+# Query parameters recall's filters accept, passed through as given (validated by Filters.build).
+FILTERS = ("harness", "project", "since", "until")
+MAX_K = 50
+
+
+class BadRequest(ValueError):
+    """The request is wrong; the message is for the person using the page."""
+
+
+def _filters(params: Params) -> dict[str, str | None]:
+    return {name: (params.get(name) or "").strip() or None for name in FILTERS}
+
+
+def _int(params: Params, name: str, default: int, low: int, high: int) -> int:
+    raw = (params.get(name) or "").strip()
+    if not raw:
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise BadRequest(f"{name} must be a whole number") from None
+    return max(low, min(value, high))
+
+
+def search(memory: str | None, params: Params) -> dict[str, Any]:
+    from funes.retrieve import recall, recall_json
+
+    query = (params.get("q") or "").strip()
+    if not query:
+        raise BadRequest("type what to recall")
+    session = (params.get("session") or "").strip() or None
+    block_type = (params.get("type") or "").strip() or None
+    result = recall(
+        query,
+        k=_int(params, "k", 10, 1, MAX_K),
+        memory=memory,
+        session=session,
+        block_type=block_type,
+        **_filters(params),
+    )
+    return recall_json(result)
+
+
+def sessions(memory: str | None, params: Params) -> dict[str, Any]:
+    from funes.inspect.sessions import list_sessions
+
+    found = list_sessions(memory, limit=_int(params, "limit", 200, 1, 5000), **_filters(params))
+    return {"sessions": [s.as_dict() for s in found]}
+
+
+def session(memory: str | None, params: Params) -> dict[str, Any]:
+    from funes.inspect.sessions import show_json, show_session
+
+    session_id = (params.get("id") or "").strip()
+    if not session_id:
+        raise BadRequest("which session? (id missing)")
+    return show_json(show_session(session_id, memory))
+
+
+def turn(memory: str | None, params: Params) -> dict[str, Any]:
+    from funes.retrieve.get import get_json, get_turns
+
+    session_id = (params.get("session") or "").strip()
+    turn_uuid = (params.get("turn") or "").strip()
+    if not session_id or not turn_uuid:
+        raise BadRequest("which turn? (session and turn are needed)")
+    window = _int(params, "window", 2, 0, 50)
+    return get_json(get_turns(session_id, turn_uuid, window=window, memory=memory))
+
+
+def overview(memory: str | None, params: Params) -> dict[str, Any]:
+    from funes.inspect.overview import overview as build
+    from funes.inspect.overview import overview_json
+
+    return overview_json(build(memory))
+
+
+def sync(memory: str | None, params: Params) -> dict[str, Any]:
+    from funes.inspect.syncview import sync_views
+
+    return {"remotes": [v.as_dict() for v in sync_views()]}
+
+
+ROUTES: dict[str, Callable[[str | None, Params], dict[str, Any]]] = {
+    "search": search,
+    "sessions": sessions,
+    "session": session,
+    "turn": turn,
+    "overview": overview,
+    "sync": sync,
+}
+
+
+def answer(name: str, memory: str | None, params: Params) -> tuple[int, dict[str, Any]]:
+    """(HTTP status, JSON body) for API call `name`; errors come back as {"error": message}."""
+    from funes.index.store import MemoryNotFound
+    from funes.retrieve import RecallError, TurnNotFound
+
+    handler = ROUTES.get(name)
+    if handler is None:
+        return 404, {"error": f"no such call: {name}"}
+    try:
+        return 200, handler(memory, params)
+    except (BadRequest, ValueError) as error:
+        return 400, {"error": str(error)}
+    except TurnNotFound as error:
+        return 404, {"error": str(error)}
+    except MemoryNotFound:
+        return 404, {"error": "no memory yet: run `funes add <agent>` or `funes index` first"}
+    except RecallError as error:
+        return 503, {"error": str(error)}
