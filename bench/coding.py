@@ -268,11 +268,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         work / "corpus" if (work / "funes-home").exists() else build_memory(work)
     )  # --keep reuses an earlier index
     os.environ["FUNES_HOME"] = str(work / "funes-home")
-    if args.second_pass:
-        from funes.retrieve import backfill_second_pass
-
-        fill = backfill_second_pass(budget_s=3600)
-        print(f"second-pass vectors: {fill.encoded} ({fill.pending} left)", file=sys.stderr)
+    if args.second_pass:  # the live MiniLM re-score of the pool's top (nothing to precompute)
+        os.environ["FUNES_RERANKER"] = "minilm"
 
     from funes.retrieve import format_agent, recall
 
@@ -298,8 +295,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         default = recall(text, second_pass=args.second_pass, **extra)
         answer = format_agent(default)
         answer_tokens.append(approx_tokens(answer))
+        budget_shown: list = []
         if args.max_tokens:
-            budgeted = _budgeted_answer(text, args)
+            budgeted, budget_shown = _budgeted_answer(text, args, extra)
             budget_tokens.append(approx_tokens(budgeted))
         if question["category"] == "none":
             continue
@@ -309,6 +307,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         default_ranked = [locator.key(h.source_path, h.turn_uuid) for h in default.hits]
         funes = score_ranking(ranked, gold, args.k)
         funes["default_hit5"] = float(any(key in gold for key in default_ranked[:5]))
+        if args.max_tokens:
+            shown = [locator.key(h.source_path, h.turn_uuid) for h in budget_shown]
+            funes["budget_hit5"] = float(any(key in gold for key in shown[:5]))
+            funes["budget_hit_any"] = float(any(key in gold for key in shown))
         base = score_ranking(bm25_ranked, gold, args.k)
         for split in (question["split"], "all"):
             per_split[split]["funes"].append(funes)
@@ -337,10 +339,17 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     return report
 
 
-def _budgeted_answer(text: str, args: argparse.Namespace) -> str:
-    from funes.retrieve.budget import recall_within
+def _budgeted_answer(text: str, args: argparse.Namespace, extra: dict) -> tuple[str, list]:
+    """The `--max-tokens` answer as the CLI and MCP tool build it, and the hits it shows."""
+    from funes.retrieve import format_agent, recall
+    from funes.retrieve.budget import hits_for_budget
+    from funes.retrieve.pipeline import DEFAULT_K
 
-    return recall_within(text, max_tokens=args.max_tokens, second_pass=args.second_pass)
+    k = hits_for_budget(args.max_tokens, DEFAULT_K)
+    result = recall(text, k=k, second_pass=args.second_pass, **extra)
+    answer = format_agent(result, max_tokens=args.max_tokens)
+    shown = [h for h in result.hits if f" {h.turn_uuid} --memory " in answer]
+    return answer, shown
 
 
 def _spread(values: list[int]) -> dict[str, float]:
@@ -367,9 +376,14 @@ def print_report(report: dict[str, Any]) -> None:
                 f"{s['mrr']:6.3f} {s['session5']:7.3f}"
             )
         print(
-            f"{split:8s} funes default answer (k=8, agent format) turn@5 "
+            f"{split:8s} funes default answer (agent format) turn@5 "
             f"{legs['funes']['default_hit5']:.3f}"
         )
+        if "budget_hit5" in legs["funes"]:
+            print(
+                f"{split:8s} funes --max-tokens answer turn@5 {legs['funes']['budget_hit5']:.3f}, "
+                f"any shown {legs['funes']['budget_hit_any']:.3f}"
+            )
     print("by category (funes, all splits):")
     for category, s in report["by_category"].items():
         print(f"  {category:10s} n={s['n']:3d} turn@1 {s['hit1']:.3f} turn@5 {s['hit5']:.3f}")

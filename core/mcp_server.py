@@ -24,7 +24,8 @@ Search the memory of past agent sessions. Returns the best passages, each with t
 workdir, session and a `funes get` line to drill in. Use it before re-deriving what a past
 session found, when the user mentions earlier work, and before stating project history.
 Filters: harness (claude|codex|pi|hermes), block_type (text|thinking|tool_use|tool_result),
-project (substring of workdir or git repo), since/until (2026-01-31 or 7d), session (id prefix)."""
+project (substring of workdir or git repo), since/until (2026-01-31 or 7d), session (id prefix).
+max_tokens packs the best passages into about that many tokens (more hits, shorter excerpts)."""
 
 GET_DESCRIPTION = """\
 The whole turn(s) of a past session around one turn, reassembled: pass the session id and turn
@@ -47,7 +48,8 @@ def build_server(default_memory: str | None = None) -> Any:
     @server.tool(name="recall", description=RECALL_DESCRIPTION)
     def recall_tool(
         query: str,
-        k: int = 8,
+        k: int | None = None,
+        max_tokens: int | None = None,
         harness: str | None = None,
         block_type: str | None = None,
         project: str | None = None,
@@ -58,7 +60,13 @@ def build_server(default_memory: str | None = None) -> Any:
     ) -> str:
         from funes.project.multi import recall_many
         from funes.retrieve import format_agent
+        from funes.retrieve.budget import hits_for_budget
+        from funes.retrieve.pipeline import DEFAULT_K
 
+        if max_tokens is not None and max_tokens < 1:
+            return "recall error: max_tokens must be a positive number of tokens"
+        if k is None:
+            k = hits_for_budget(max_tokens, DEFAULT_K) if max_tokens else DEFAULT_K
         try:
             result = recall_many(
                 memory_for(memory),
@@ -73,7 +81,7 @@ def build_server(default_memory: str | None = None) -> Any:
             )
         except Exception as error:  # the model gets one readable line, never a traceback
             return f"recall error: {_one_line(error)}"
-        return format_agent(result)
+        return format_agent(result, max_tokens=max_tokens)
 
     @server.tool(name="get", description=GET_DESCRIPTION)
     def get_tool(

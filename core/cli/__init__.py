@@ -29,8 +29,6 @@ COMMANDS: dict[str, str] = {
     "push": "push_cmd",
     "curate": "curate_cmd",
     "forget": "forget_cmd",
-    "curate": "curate_cmd",
-    "forget": "forget_cmd",
     "scrub": "scrub_cmd",
     "ask": "ask_cmd",
     "doctor": "doctor_cmd",

@@ -19,9 +19,13 @@ BLOCK_TYPE_CHOICES = ["text", "thinking", "tool_use", "tool_result"]
     "--k",
     "k",
     type=click.IntRange(1, 500),
-    default=DEFAULT_K,
-    show_default=True,
-    help="Passages to return.",
+    default=None,
+    help=f"Passages to return.  [default: {DEFAULT_K}; with --max-tokens, as many as fit]",
+)
+@click.option(
+    "--max-tokens",
+    type=click.IntRange(1, 1_000_000),
+    help="Pack the best passages into about N tokens (characters / 4) of agent output.",
 )
 @click.option(
     "--candidates",
@@ -40,10 +44,11 @@ BLOCK_TYPE_CHOICES = ["text", "thinking", "tool_use", "tool_result"]
 @click.option("--session", help="Only this session (an id or a prefix of one).")
 @click.option(
     "--neighbors",
-    type=click.IntRange(0, 50),
+    type=click.IntRange(0, 2),
     default=DEFAULT_NEIGHBORS,
     show_default=True,
-    help="Attach chunks of turns within N seqs of each hit.",
+    help="Neighbours per hit (at most 2): the prompt that started its turn, then the reply "
+    "that concluded it.",
 )
 @click.option(
     "--half-life",
@@ -57,7 +62,8 @@ BLOCK_TYPE_CHOICES = ["text", "thinking", "tool_use", "tool_result"]
 @format_option
 def command(
     query: tuple[str, ...],
-    k: int,
+    k: int | None,
+    max_tokens: int | None,
     candidates: int,
     harness: str | None,
     block_type: str | None,
@@ -79,12 +85,16 @@ def command(
       funes recall why did we drop the redis cache
       funes recall "flaky test in ci" --harness codex --since 30d
       funes recall migration plan --project funes --json
+      funes recall "which flag fixed the flaky test" --max-tokens 800
     Then `funes get SESSION TURN` shows the whole turn a passage came from.
     """
     from funes.index.store import MemoryNotFound
     from funes.project.multi import recall_many
     from funes.retrieve import RecallError, format_agent, format_human, format_json
+    from funes.retrieve.budget import hits_for_budget
 
+    if k is None:
+        k = hits_for_budget(max_tokens, DEFAULT_K) if max_tokens else DEFAULT_K
     try:
         result = recall_many(
             memory,
@@ -106,7 +116,9 @@ def command(
         raise click.ClickException(
             "no memory to recall from yet — run `funes add <agent>` (or `funes index`) first"
         ) from None
-    render = {"json": format_json, "human": format_human, "agent": format_agent}[
-        output_format(fmt, as_json)
-    ]
+    chosen = output_format(fmt, as_json)
+    if chosen == "agent":
+        click.echo(format_agent(result, max_tokens=max_tokens), nl=False)
+        return
+    render = {"json": format_json, "human": format_human}[chosen]
     click.echo(render(result), nl=False)

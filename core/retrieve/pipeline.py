@@ -12,20 +12,24 @@ from funes.retrieve.blend import (
     WITH_MINILM,
     Weights,
     blend,
+    block_priors,
     session_support,
 )
 from funes.retrieve.filters import Filters
+from funes.retrieve.neighbours import MAX_NEIGHBOURS, attach_neighbours
 from funes.retrieve.recency import DEFAULT_HALF_LIFE_DAYS, check_half_life, recency_weight
 from funes.retrieve.search import fulltext_leg, open_store, vector_leg
 from funes.retrieve.second_pass import KIND_CROSS_ENCODER, load_second_pass
-from funes.retrieve.types import Hit, Neighbour, RecallResult
+from funes.retrieve.types import Hit, RecallResult
 
-DEFAULT_K = 8
+# Six passages with their prompt and conclusion: median ~1.3k tokens of agent output.
+DEFAULT_K = 6
 # How deep each search goes; the union of both is what gets re-scored. 50 beat 30 on LoCoMo.
 DEFAULT_CANDIDATES = 50
 # A cross-encoder reads every pair it scores, so it sees only the best of the pool.
 CROSS_ENCODER_POOL = 30
-DEFAULT_NEIGHBORS = 1
+# Neighbours per hit: the prompt that started its turn and the reply that concluded it.
+DEFAULT_NEIGHBORS = MAX_NEIGHBOURS
 
 
 class RecallError(Exception):
@@ -86,6 +90,7 @@ def recall(
 
     if second_pass:
         pool, scores = _second_pass(query, pool, fulltext, vector, scores, result, clock)
+    scores = scores * block_priors([row["block_type"] or "" for row in pool])
     scores = session_support(scores, [row["session_id"] or "" for row in pool])
 
     recency = [
@@ -95,7 +100,7 @@ def recall(
     ranked = sorted(((score, i) for i, score in enumerate(final)), key=lambda p: (-p[0], p[1]))
     result.hits = [_hit(pool[i], score) for score, i in _distinct_texts(ranked, pool)[:k]]
     if neighbors > 0 and result.hits:
-        _attach_neighbours(store.table, result.hits, neighbors)
+        attach_neighbours(store.table, result.hits, neighbors)
         clock.lap("neighbours")
     return result
 
@@ -224,34 +229,6 @@ def _hit(row: dict, score: float) -> Hit:
         text=row["text"] or "",
         score=round(score, 6),
     )
-
-
-def _attach_neighbours(table: Any, hits: list[Hit], window: int) -> None:
-    """Chunks of each hit's session within `window` seqs, from other turns, in reading order."""
-    from funes.retrieve.filters import quote_sql
-
-    spans = {(h.session_id, h.seq) for h in hits}
-    where = " OR ".join(
-        f"(session_id = {quote_sql(sid)} AND seq >= {seq - window} AND seq <= {seq + window})"
-        for sid, seq in sorted(spans)
-    )
-    columns = ["session_id", "turn_uuid", "seq", "role", "block_type", "text", "block_idx"]
-    rows = table.search().where(where).select([*columns, "split_idx"]).limit(10_000).to_list()
-    rows.sort(key=lambda r: (r["seq"], r["block_idx"], r["split_idx"]))
-    for hit in hits:
-        hit.neighbours = [
-            Neighbour(
-                turn_uuid=r["turn_uuid"],
-                seq=int(r["seq"]),
-                role=r["role"] or "",
-                block_type=r["block_type"] or "",
-                text=r["text"] or "",
-            )
-            for r in rows
-            if r["session_id"] == hit.session_id
-            and abs(int(r["seq"]) - hit.seq) <= window
-            and r["turn_uuid"] != hit.turn_uuid
-        ]
 
 
 def _short(error: BaseException) -> str:

@@ -1,0 +1,92 @@
+"""Which neighbouring passages travel with a hit: the few that make it readable, not the whole
+surroundings.
+
+A hit is one chunk of one turn. What a reader most often needs beside it is the question that
+started that piece of work (the user's prompt before it) and what the assistant concluded (its
+last reply before the user spoke again). Everything else around a hit (tool calls, tool output,
+every chunk of a long result) is what `funes get` is for: attaching all chunks within a seq
+window made the median agent answer ~4k tokens, up to 150 neighbour lines for one recall.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from funes.retrieve.types import Hit, Neighbour
+
+# At most this many neighbours per hit, whatever the caller asks for.
+MAX_NEIGHBOURS = 2
+# How far back a prompt and how far forward a conclusion are looked for, in seqs. Long turns
+# (dozens of tool calls) still find their prompt; beyond this the `get` line is the way.
+LOOK_BACK = 80
+LOOK_AHEAD = 40
+
+
+def attach_neighbours(table: Any, hits: list[Hit], limit: int) -> None:
+    """Give each hit up to `limit` (≤ MAX_NEIGHBOURS) neighbours of its session, chosen for
+    value: the prompt that started its turn, then the reply that concluded it, in reading
+    order. One query for all hits; a neighbour never repeats a hit's own turn or text."""
+    limit = min(limit, MAX_NEIGHBOURS)
+    if limit <= 0 or not hits:
+        return
+    rows = _said_text_near(table, hits)
+    shown = {" ".join(h.text.split()) for h in hits}
+    for hit in hits:
+        same = [r for r in rows if r["session_id"] == hit.session_id]
+        picked = _pick(hit, same, limit)
+        hit.neighbours = [
+            Neighbour(
+                turn_uuid=r["turn_uuid"],
+                seq=int(r["seq"]),
+                role=r["role"] or "",
+                block_type=r["block_type"] or "",
+                text=r["text"] or "",
+            )
+            for r in picked
+            if " ".join((r["text"] or "").split()) not in shown
+        ]
+
+
+def _said_text_near(table: Any, hits: list[Hit]) -> list[dict]:
+    """Text blocks said by the user or the assistant around every hit (first chunks only: a
+    neighbour is shown by its opening words)."""
+    from funes.retrieve.filters import quote_sql
+
+    spans: dict[str, tuple[int, int]] = {}
+    for hit in hits:
+        low, high = spans.get(hit.session_id, (hit.seq, hit.seq))
+        spans[hit.session_id] = (min(low, hit.seq), max(high, hit.seq))
+    where = " OR ".join(
+        f"(session_id = {quote_sql(sid)} AND seq >= {low - LOOK_BACK} "
+        f"AND seq <= {high + LOOK_AHEAD})"
+        for sid, (low, high) in sorted(spans.items())
+    )
+    where = f"({where}) AND block_type = 'text' AND role IN ('user', 'assistant')"
+    columns = ["session_id", "turn_uuid", "seq", "role", "block_type", "text", "split_idx"]
+    rows = table.search().where(where).select(columns).limit(100_000).to_list()
+    rows = [r for r in rows if int(r["split_idx"] or 0) == 0 and (r["text"] or "").strip()]
+    rows.sort(key=lambda r: int(r["seq"]))
+    return rows
+
+
+def _pick(hit: Hit, rows: list[dict], limit: int) -> list[dict]:
+    """The prompt before the hit and the last assistant reply after it, before the next prompt."""
+    others = [r for r in rows if r["turn_uuid"] != hit.turn_uuid]
+    prompts_before = [
+        r for r in others if r["role"] == "user" and hit.seq - LOOK_BACK <= int(r["seq"]) < hit.seq
+    ]
+    next_prompt = next(
+        (int(r["seq"]) for r in others if r["role"] == "user" and int(r["seq"]) > hit.seq),
+        hit.seq + LOOK_AHEAD + 1,
+    )
+    replies_after = [
+        r for r in others if r["role"] == "assistant" and hit.seq < int(r["seq"]) < next_prompt
+    ]
+    picked: list[dict] = []
+    # A tool's output is recorded as a user turn by some agents: only user *text* is a prompt.
+    is_prompt = hit.role == "user" and hit.block_type == "text"
+    if not is_prompt and prompts_before:
+        picked.append(prompts_before[-1])
+    if replies_after:
+        picked.append(replies_after[-1])
+    return sorted(picked[:limit], key=lambda r: int(r["seq"]))

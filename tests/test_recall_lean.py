@@ -1,0 +1,186 @@
+"""The lean answer: neighbours chosen for value, long passages cut around what matched, and
+`--max-tokens` packing the best evidence into a budget (CLI and MCP)."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import anyio
+import pytest
+from click.testing import CliRunner
+from recall_fixtures import build_memory, turn
+
+from funes.cli import main
+from funes.retrieve import format_agent, recall
+from funes.retrieve.budget import excerpt, tokens_of
+from funes.retrieve.types import Hit, RecallResult
+
+S = "s-long-0001"
+LOG = "\n".join(f"PASSED tests/test_mod_{i}.py::test_case_{i}" for i in range(60))
+LOG_WITH_FAILURE = LOG.replace(
+    "PASSED tests/test_mod_30.py::test_case_30",
+    "FAILED tests/test_mod_30.py::test_case_30 - TimeoutError: flaky websocket handshake",
+)
+
+
+def long_turn() -> list:
+    """A prompt, a run of tool calls and their output, the assistant's conclusion, a new prompt."""
+    tool = dict(role="assistant", block_type="tool_use", tool_name="Bash")
+    result = dict(role="user", block_type="tool_result", tool_name="Bash")
+    return [
+        turn(S, "p1", 0, "The CI run keeps failing on main, find out why."),
+        turn(S, "a1", 1, '{"command": "gh run view --log"}', **tool),
+        turn(S, "r1", 2, LOG_WITH_FAILURE, **result),
+        turn(S, "a2", 3, "Let me look at the websocket test.", role="assistant"),
+        turn(S, "a3", 4, '{"command": "pytest tests/test_mod_30.py -x"}', **tool),
+        turn(S, "r2", 5, "1 passed in 0.2s", **result),
+        turn(
+            S,
+            "a4",
+            6,
+            "The failure is a flaky websocket handshake timeout; raising the handshake timeout "
+            "to 10s in conftest.py fixed it.",
+            role="assistant",
+        ),
+        turn(S, "p2", 7, "Great, now bump the version.", role="user"),
+    ]
+
+
+@pytest.fixture(autouse=True)
+def first_pass_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FUNES_RERANKER", "none")
+
+
+def test_a_hit_inside_a_long_turn_brings_its_prompt_and_conclusion_only() -> None:
+    build_memory(long_turn())
+    output = recall("test_case_30 TimeoutError", k=1).hits[0]
+    assert output.turn_uuid == "r1"
+    # Not the tool calls and outputs around it: the prompt and what the assistant concluded.
+    assert [(n.turn_uuid, n.role) for n in output.neighbours] == [
+        ("p1", "user"),
+        ("a4", "assistant"),
+    ]
+    prompt = recall("CI run keeps failing on main", k=1).hits[0]
+    assert prompt.turn_uuid == "p1"
+    assert [n.turn_uuid for n in prompt.neighbours] == ["a4"]
+    # A neighbour already shown as a hit is not repeated, and no hit has more than two.
+    hits = recall("websocket handshake timeout failed", k=8).hits
+    shown = {h.turn_uuid for h in hits}
+    assert all(len(h.neighbours) <= 2 for h in hits)
+    assert not any(n.turn_uuid in shown for h in hits for n in h.neighbours)
+
+
+def test_what_people_said_outranks_tool_output_that_shares_its_words() -> None:
+    # The short log line out-scores the longer sentence on words alone (BM25 favours short
+    # passages); the assistant's sentence is what answers, and comes first.
+    build_memory(
+        [
+            turn(S, "p1", 0, "Why is CI red?"),
+            turn(
+                S, "r1", 1, "FAILED test_ws: websocket handshake timeout",
+                role="user", block_type="tool_result", tool_name="Bash",
+            ),
+            turn(
+                S, "a1", 2,
+                "After reading the whole log on the slow runner: the websocket handshake timeout "
+                "made test_ws fail, so we raised it to 10s.",
+                role="assistant",
+            ),
+        ]
+    )  # fmt: skip
+    question = "which test failed on the websocket handshake timeout"
+    ranked = [h.turn_uuid for h in recall(question, k=3).hits]
+    assert ranked.index("a1") < ranked.index("r1")
+
+
+def test_a_long_passage_is_cut_around_the_line_that_matched() -> None:
+    shown = excerpt(LOG_WITH_FAILURE, "which test failed with a websocket timeout", limit=300)
+    assert any("FAILED tests/test_mod_30.py" in line for line in shown.lines)
+    assert sum(len(line) + 1 for line in shown.lines) <= 301
+    assert shown.above > 0 and shown.below > 0
+    assert excerpt("short text", "anything").lines == ["short text"]
+
+
+def test_the_agent_format_marks_a_cut_and_keeps_every_line_quoted() -> None:
+    hit = _hits(1)[0]
+    hit.block_type, hit.role, hit.text = "tool_result", "user", LOG_WITH_FAILURE
+    text = format_agent(RecallResult("websocket timeout failed", [hit], "/m"))
+    lines = text.splitlines()
+    cut = [line for line in lines if line.startswith("  … ")]
+    assert len(cut) == 1 and "the → line prints the whole turn" in cut[0]
+    body = lines[3 : lines.index(cut[0])]
+    assert body and all(line.startswith("│") for line in body)
+    assert any("FAILED tests/test_mod_30.py" in line for line in body)
+
+
+def _hits(n: int) -> list[Hit]:
+    text = "the cache was dropped because invalidation served stale prices " * 8
+    return [
+        Hit(
+            id=f"c{i}",
+            session_id=f"sess{i:04d}",
+            turn_uuid=f"t{i}",
+            seq=i,
+            ts="2026-03-01T10:00:00Z",
+            role="assistant",
+            block_type="text",
+            tool_name=None,
+            harness="pi",
+            workdir="/w",
+            repo="",
+            source_path="/x.jsonl",
+            text=f"passage {i}: {text}",
+            score=1.0 - i / 100,
+        )
+        for i in range(n)
+    ]
+
+
+def test_max_tokens_packs_the_best_passages_into_the_budget() -> None:
+    result = RecallResult("why was the cache dropped", _hits(12), "/m")
+    for budget in (200, 500, 1500):
+        text = format_agent(result, max_tokens=budget)
+        assert tokens_of(text) <= budget
+        shown = text.count("\n---")
+        assert text.startswith(f"funes recall: {shown} passage(s)")
+        assert f"note: {12 - shown} more passage(s) matched but were left out" in text
+        # Best first: the passages shown are the top ones, in rank order.
+        order = [line.split()[4] for line in text.splitlines() if line.startswith("  → ")]
+        assert order == [f"t{i}" for i in range(shown)]
+    assert format_agent(result, max_tokens=200).count("\n---") < format_agent(
+        result, max_tokens=1500
+    ).count("\n---")
+
+
+def test_max_tokens_on_the_command_line_and_a_bad_budget_is_one_line() -> None:
+    build_memory(long_turn())
+    out = CliRunner().invoke(main, ["recall", "websocket", "handshake", "--max-tokens", "150"])
+    assert out.exit_code == 0, out.output
+    assert tokens_of(out.output) <= 150
+    assert out.output.startswith("funes recall: ")
+    bad = CliRunner().invoke(main, ["recall", "websocket", "--max-tokens", "0"])
+    assert bad.exit_code != 0 and "--max-tokens" in bad.output
+
+
+async def _mcp_recall(env: dict[str, str], arguments: dict) -> tuple[dict, str]:
+    from mcp import ClientSession, StdioServerParameters, stdio_client
+
+    params = StdioServerParameters(command=sys.executable, args=["-m", "funes.cli", "mcp"], env=env)
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        tools = {t.name: t for t in (await session.list_tools()).tools}
+        result = await session.call_tool("recall", arguments)
+        return tools["recall"].input_schema, result.content[0].text
+
+
+@pytest.mark.slow
+def test_the_mcp_recall_tool_takes_a_token_budget() -> None:
+    build_memory(long_turn())
+    env = {**os.environ, "FUNES_RERANKER": "none"}
+    query = {"query": "websocket handshake timeout"}
+    schema, text = anyio.run(_mcp_recall, env, {**query, "max_tokens": 150})
+    assert "max_tokens" in schema["properties"]
+    assert text.startswith("funes recall: ") and tokens_of(text) <= 150
+    _, bad = anyio.run(_mcp_recall, env, {**query, "max_tokens": 0})
+    assert bad.startswith("recall error: max_tokens")
