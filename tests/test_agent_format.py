@@ -163,3 +163,26 @@ def test_get_agent_format_is_pinned() -> None:
         "│ b\n"
         "---\n"
     )
+
+
+def test_a_long_passage_is_an_excerpt_with_a_pinned_cut_line() -> None:
+    lines = [f"line {i}: nothing to see" for i in range(40)]
+    lines[20] = "line 20: the redis cache was dropped"
+    hit = _hit("\n".join(lines))
+    text = format_agent(RecallResult("why was the redis cache dropped", [hit], "/m", "minilm"))
+    body = text.splitlines()[3:]
+    cut = "  … 9 line(s) above and 7 below cut; the → line prints the whole turn"
+    assert body[-2:] == [cut, "---"]
+    quoted = body[:-2]
+    assert quoted[0] == "│ line 9: nothing to see"
+    assert "│ line 20: the redis cache was dropped" in quoted
+    assert quoted[-1] == "│ line 32: nothing to see"
+
+
+def test_a_token_budget_says_what_it_left_out() -> None:
+    hits = [_hit("the redis cache was dropped " * 20, turn_uuid=f"t-{i}") for i in range(5)]
+    text = format_agent(RecallResult("redis", hits, "/m", "minilm"), max_tokens=300)
+    lines = text.splitlines()
+    assert lines[0] == HEADER.format(n=2)
+    assert lines[1] == "note: 3 more passage(s) matched but were left out to fit --max-tokens 300"
+    assert [line.split()[4] for line in lines if line.startswith("  → ")] == ["t-0", "t-1"]
