@@ -4,7 +4,8 @@ It speaks what the real `huggingface_hub` client (2.x, legacy LFS transfer, i.e.
 `HF_HUB_DISABLE_XET`) sends and expects: whoami, repo create/info with visibility, refs, paginated
 tree listing, preupload, the LFS batch API (basic transfer + verify, pre-signed upload URLs),
 NDJSON commits guarded by `parentCommit` (412 when stale), and file resolve with `ETag`,
-`X-Repo-Commit`, `X-Linked-Etag`/`X-Linked-Size` and a redirect to a CDN URL for LFS files.
+`X-Repo-Commit`, `X-Linked-Etag`/`X-Linked-Size` and a redirect to a CDN URL for LFS files,
+and the history tools: super-squash of a branch, listing and permanently deleting LFS files.
 Errors carry the headers the client turns into typed exceptions (`X-Error-Code: RepoNotFound`).
 
 Every request is recorded in `HubServer.requests`, so tests can count network use, and
@@ -56,6 +57,8 @@ class Repo:
     private: bool
     commits: dict[str, Commit] = field(default_factory=dict)
     head: str = ""
+    # LFS objects pushed to this repo: sha256 → {"filename", "pushedAt", "size", "ref"}
+    lfs_files: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
 @dataclass
@@ -175,6 +178,9 @@ ROUTES: list[tuple[str, re.Pattern[str], str]] = [
     ("GET", re.compile(rf"^/api/{REPO}/tree/(?P<rev>[^/]+)(?:/(?P<path>.*))?$"), "tree"),
     ("POST", re.compile(rf"^/api/{REPO}/preupload/(?P<rev>[^/]+)$"), "preupload"),
     ("POST", re.compile(rf"^/api/{REPO}/commit/(?P<rev>[^/]+)$"), "commit"),
+    ("POST", re.compile(rf"^/api/{REPO}/super-squash/(?P<rev>[^/]+)$"), "super_squash"),
+    ("GET", re.compile(rf"^/api/{REPO}/lfs-files$"), "lfs_files"),
+    ("POST", re.compile(rf"^/api/{REPO}/lfs-files/batch$"), "lfs_files_batch"),
     ("GET", re.compile(rf"^/api/{REPO}(?:/revision/(?P<rev>[^/]+))?$"), "repo_info"),
     ("POST", re.compile(rf"^/{REPO}\.git/info/lfs/objects/batch$"), "lfs_batch"),
     ("POST", re.compile(rf"^/{REPO}\.git/info/lfs/objects/verify$"), "lfs_verify"),
@@ -535,6 +541,15 @@ class HubHandler(BaseHTTPRequestHandler):
                         raise HubError(422, f"LFS object {oid} was not uploaded")
                     pointer = _lfs_pointer(oid, size)
                     files[value["path"]] = StoredFile(None, size, _git_blob_oid(pointer), oid)
+                    found.lfs_files.setdefault(
+                        oid,
+                        {
+                            "filename": value["path"],
+                            "pushedAt": time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime()),
+                            "size": size,
+                            "ref": "refs/heads/main",
+                        },
+                    )
                 elif key == "deletedFile":
                     if files.pop(value["path"], None) is None:
                         raise HubError(404, "A file with this name doesn't exist", "EntryNotFound")
@@ -553,6 +568,50 @@ class HubHandler(BaseHTTPRequestHandler):
                 "pullRequestUrl": None,
             },
         )
+
+    def h_super_squash(self, rtype: str, repo: str, rev: str) -> None:
+        """The branch becomes one parentless commit holding its current files; every older
+        commit is gone (their LFS objects stay stored until deleted, as on the Hub)."""
+        payload = json.loads(self.body or b"{}")
+        with self.state.lock:
+            found = self._writable_repo(repo, rtype)
+            if unquote(rev) != "main":
+                raise HubError(400, "this test Hub squashes main only")
+            files = dict(found.commits[found.head].files)
+            found.commits = {}
+            message = payload.get("message") or "Super-squash branch 'main'"
+            commit = self.state.new_commit(found, files, message, None)
+        self._send_json(200, {"commitId": commit.oid})
+
+    def h_lfs_files(self, rtype: str, repo: str) -> None:
+        with self.state.lock:
+            found = self._writable_repo(repo, rtype)  # storage management: owners only
+            listed = [
+                {
+                    "fileOid": oid,
+                    "oid": _git_blob_oid(_lfs_pointer(oid, info["size"])),
+                    **info,
+                }
+                for oid, info in sorted(found.lfs_files.items())
+            ]
+        self._send_json(200, listed)
+
+    def h_lfs_files_batch(self, rtype: str, repo: str) -> None:
+        payload = json.loads(self.body or b"{}")
+        deletions = payload.get("deletions", {})
+        shas = set(deletions.get("sha", []))
+        with self.state.lock:
+            found = self._writable_repo(repo, rtype)
+            for sha in shas:
+                found.lfs_files.pop(sha, None)
+            if deletions.get("rewriteHistory"):
+                for commit in found.commits.values():
+                    for path in [p for p, f in commit.files.items() if f.lfs_oid in shas]:
+                        del commit.files[path]
+            still_used = {oid for r in self.state.repos.values() for oid in r.lfs_files}
+            for sha in shas - still_used:
+                self.state.lfs.pop(sha, None)
+        self._send_json(200, {})
 
     def h_resolve(self, rtype: str, repo: str, rev: str, path: str) -> None:
         with self.state.lock:

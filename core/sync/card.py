@@ -19,18 +19,25 @@ class CardStats:
     harnesses: tuple[str, ...]
     model_id: str
     updated: str  # YYYY-MM-DD, UTC
+    period: tuple[str, str] = ("", "")  # first and last session day (YYYY-MM-DD)
+    project: str = ""  # the repository a project memory is named for
 
 
 def stats_block(stats: CardStats) -> str:
     agents = ", ".join(stats.harnesses) or "—"
+    first, last = stats.period
+    period = f"{first} → {last}" if first and first != last else first or "—"
+    project = [f"| Project | [{stats.project}](https://github.com/{stats.project}) |"]
     return "\n".join(
         [
             STATS_OPEN,
             "| | |",
             "|---|---|",
+            *(project if stats.project else []),
             f"| Chunks | {stats.chunks:,} |",
             f"| Sessions | {stats.sessions:,} |",
             f"| Agents | {agents} |",
+            f"| Period | {period} |",
             f"| Embedding model | `{stats.model_id}` |",
             f"| Updated | {stats.updated} |",
             STATS_CLOSE,
@@ -39,6 +46,8 @@ def stats_block(stats: CardStats) -> str:
 
 
 def render_card(spec_label: str, repo_id: str, stats: CardStats) -> str:
+    if stats.project:
+        return render_project_card(spec_label, repo_id, stats)
     return f"""---
 pretty_name: funes memory
 tags:
@@ -64,6 +73,43 @@ funes recall --memory {repo_id} "why did we drop the redis cache"
 or bind it to an agent so its recall reads it: `funes add claude {repo_id}`.
 
 Layout: `data/*.parquet`, one append-only shard per push (`{spec_label}`).
+
+## Stats
+
+{stats_block(stats)}
+"""
+
+
+def render_project_card(spec_label: str, repo_id: str, stats: CardStats) -> str:
+    return f"""---
+pretty_name: funes project memory of {stats.project}
+tags:
+- funes
+- agent-memory
+- agent-traces
+- embeddings
+---
+
+# Project memory of {stats.project}
+
+The AI coding agent sessions (Claude Code, Codex, pi, Hermes) behind
+[{stats.project}](https://github.com/{stats.project}), chosen one by one by its maintainers with
+`funes curate` and published by [funes](https://github.com/huggingface/funes): the questions,
+the reasoning, the dead ends and the decisions, with the session, turn and time of each. Whole
+sessions only; every block was scanned for secrets before it was pushed.
+
+## Recall from it
+
+```sh
+funes recall --memory {repo_id} "why was the cache redesigned"
+```
+
+A checkout of {stats.project} can declare it in `funes.toml` (`memory = "{repo_id}"`), so
+every agent working there recalls from it; or add it to one agent:
+`funes add claude {repo_id} --read-only`.
+
+Layout: `data/*.parquet`, one append-only shard per push; `forgotten/*.json`, chunk ids taken
+back; `funes.json`, the project it is named for (`{spec_label}`).
 
 ## Stats
 

@@ -188,16 +188,24 @@ class HubRemote:
         with self._translated("create"):
             self.api.create_repo(self.spec.repo_id, repo_type="dataset", private=True)
 
-    def commit(self, files: dict[str, Path | bytes], message: str, parent: str) -> str:
-        """One commit adding `files` (path in repo → content), only if `main` is still `parent`."""
-        from huggingface_hub import CommitOperationAdd
+    def commit(
+        self,
+        files: dict[str, Path | bytes],
+        message: str,
+        parent: str,
+        deletions: tuple[str, ...] = (),
+    ) -> str:
+        """One commit adding `files` (path in repo → content) and deleting `deletions`, only if
+        `main` is still `parent`."""
+        from huggingface_hub import CommitOperationAdd, CommitOperationDelete
 
-        operations = [
+        operations: list[Any] = [
             CommitOperationAdd(
                 path_in_repo=path, path_or_fileobj=str(c) if isinstance(c, Path) else c
             )
             for path, c in files.items()
         ]
+        operations += [CommitOperationDelete(path_in_repo=path) for path in deletions]
         with self._translated("push to"):
             info = self.api.create_commit(
                 self.spec.repo_id,
@@ -207,3 +215,29 @@ class HubRemote:
                 parent_commit=parent,
             )
         return info.oid
+
+    def squash_history(self, message: str) -> None:
+        """Rewrite `main` as one commit holding its current files: older commits are gone."""
+        with self._translated("rewrite the history of"):
+            self.api.super_squash_history(
+                self.spec.repo_id, branch="main", commit_message=message, repo_type="dataset"
+            )
+
+    def delete_unreferenced_lfs(self, commit: str) -> int:
+        """Permanently delete the repo's LFS objects that no file at `commit` points to (what a
+        squashed history left stored); returns how many."""
+        with self._translated("clean up"):
+            entries = self.api.list_repo_tree(
+                self.spec.repo_id, recursive=True, revision=commit, repo_type="dataset"
+            )
+            kept = {e.lfs.sha256 for e in entries if getattr(e, "lfs", None) is not None}
+            stale = [
+                f
+                for f in self.api.list_lfs_files(self.spec.repo_id, repo_type="dataset")
+                if f.file_oid not in kept
+            ]
+            if stale:
+                self.api.permanently_delete_lfs_files(
+                    self.spec.repo_id, stale, rewrite_history=True, repo_type="dataset"
+                )
+        return len(stale)

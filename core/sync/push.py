@@ -22,6 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from funes.paths import local_memory_dir, logs_dir
+from funes.project.curate import MANIFEST
+from funes.project.published import honour_tombstones, record_published, tombstone_file
 from funes.sync.card import CardStats, plan_card
 from funes.sync.gate import HeldBack, block_key, find_dirty_blocks, reassemble_blocks
 from funes.sync.hub import HubError, HubRemote, PushConflict, RepoMissing
@@ -47,10 +49,22 @@ class PushReport:
     bytes_uploaded: int = 0
     attempts: int = 0
     held: HeldBack = field(default_factory=HeldBack)
+    project: str = ""  # the repository a project memory is named for ("" for a personal one)
+    pending_review: int = 0  # project memory: sessions not (or no longer) reviewed
+    tombstoned: int = 0  # forgotten chunk ids this push published
+    purged: PurgeReport | None = None
 
     @property
     def everything_held(self) -> bool:
         return self.pushed == 0 and self.held.rows > 0
+
+
+@dataclass
+class PurgeReport:
+    commit: str = ""
+    rows_kept: int = 0
+    shards_removed: int = 0
+    lfs_deleted: int = 0
 
 
 Progress = Callable[[str], None]
@@ -63,6 +77,7 @@ def push(
     confirm: Callable[[str], bool] | None = None,
     progress: Progress | None = None,
     local_path: Path | None = None,
+    purge_history: bool = False,
 ) -> PushReport:
     from funes.index.store import ChunkStore, MemoryNotFound
 
@@ -98,25 +113,46 @@ def push(
         report.attempts = attempt
         head = remote.head()
         sync_cache(cache, remote, head)
-        remote_ids, remote_sessions, remote_harnesses = _remote_facts(cache, local)
-        outgoing = _missing_rows(rows, remote_ids)
+        with cache.locked():
+            tombstones = honour_tombstones(cache, remote, head)
+        remote_ids, remote_sessions, remote_harnesses, period = _remote_facts(cache, local)
         report.remote_chunks = len(remote_ids)
-        if outgoing.num_rows == 0:
-            return report
-        say(f"scanning {outgoing.num_rows} chunk(s) for secrets")
-        clean, report.held = _gate(rows, outgoing)
-        if clean.num_rows == 0:
-            return report
         with tempfile.TemporaryDirectory() as tmp:
-            shard_path, shard_file = _write_shard(remote_spec.path_in_repo, clean, Path(tmp))
-            files: dict[str, Path | bytes] = {shard_path: shard_file}
-            stats = _card_stats(clean, local, remote_ids, remote_sessions, remote_harnesses)
+            project, manifest = _project(remote, remote_spec, head, Path(tmp), bool(remote_ids))
+            candidates = rows
+            if project:
+                report.project = project
+                candidates, report.pending_review = _curated_rows(rows, local, spec, project)
+            outgoing = _missing_rows(candidates, remote_ids | tombstones.published)
+            forgotten = set(tombstones.unpublished)
+            if outgoing.num_rows == 0 and not forgotten and manifest is None:
+                break
+            clean = outgoing
+            if outgoing.num_rows:
+                say(f"scanning {outgoing.num_rows} chunk(s) for secrets")
+                clean, report.held = _gate(rows, outgoing)
+            if clean.num_rows == 0 and not forgotten and manifest is None:
+                break
+            files: dict[str, Path | bytes] = {}
+            shard_path = ""
+            if clean.num_rows:
+                shard_path, shard_file = _write_shard(remote_spec.path_in_repo, clean, Path(tmp))
+                files[shard_path] = shard_file
+            tombstone_path = ""
+            if forgotten:
+                tombstone_path, content = tombstone_file(remote_spec.path_in_repo, forgotten)
+                files[tombstone_path] = content
+            if manifest is not None:
+                files[remote_spec.path_in_repo(MANIFEST)] = manifest
+            stats = _card_stats(
+                clean, local, remote_ids, remote_sessions, remote_harnesses, period, project
+            )
             card_text, report.card = _card(remote, remote_spec, head, stats, Path(tmp))
             if card_text is not None:
                 files[remote_spec.path_in_repo("README.md")] = card_text.encode()
-            say(f"uploading {clean.num_rows} chunk(s)")
+            say(_uploading(clean.num_rows, len(forgotten)))
             try:
-                commit = remote.commit(files, f"funes push: +{clean.num_rows} chunks", parent=head)
+                commit = remote.commit(files, _message(clean.num_rows, len(forgotten)), head)
             except PushConflict:
                 say("the remote moved meanwhile; re-reading it and retrying")
                 time.sleep(min(0.2 * attempt, 2.0))
@@ -124,29 +160,98 @@ def push(
             report.bytes_uploaded = sum(
                 f.stat().st_size if isinstance(f, Path) else len(f) for f in files.values()
             )
-            record_push(cache, head, commit, shard_path, shard_file)
+            if shard_path:
+                record_push(cache, head, commit, shard_path, shard_file)
+            if tombstone_path:
+                record_published(cache, tombstone_path, forgotten)
         report.pushed = clean.num_rows
+        report.tombstoned = len(forgotten)
         report.commit = commit
         report.remote_chunks = len(remote_ids) + clean.num_rows
-        return report
-    raise HubError(f"{remote_spec.uri} kept changing; gave up after {MAX_ATTEMPTS} attempts")
+        break
+    else:
+        raise HubError(f"{remote_spec.uri} kept changing; gave up after {MAX_ATTEMPTS} attempts")
+    if purge_history:
+        from funes.project.purge import purge
+
+        report.purged = purge(remote, cache, say)
+    return report
 
 
-def _remote_facts(cache: RemoteCache, local: Any) -> tuple[set[str], set[str], set[str]]:
+def _uploading(rows: int, forgotten: int) -> str:
+    parts = [f"{rows} chunk(s)"] if rows else []
+    parts += [f"a tombstone for {forgotten} forgotten chunk(s)"] if forgotten else []
+    return "uploading " + (" and ".join(parts) or "the project manifest")
+
+
+def _message(rows: int, forgotten: int) -> str:
+    parts = [f"+{rows} chunks"] if rows else []
+    parts += [f"-{forgotten} forgotten"] if forgotten else []
+    return "funes push: " + (", ".join(parts) or "project memory")
+
+
+def _project(
+    remote: HubRemote, remote_spec: Any, head: str, tmp: Path, has_rows: bool
+) -> tuple[str, bytes | None]:
+    """(project the memory is named for or "", manifest bytes to commit when it is new).
+
+    The remote's `funes.json` names it; a dataset without one becomes a project memory when
+    `funes curate` named it here and it holds nothing yet."""
+    from funes.project.curate import load_decisions, manifest_bytes, read_manifest
+
+    named = read_manifest(remote, remote_spec, head, tmp)
+    decisions = load_decisions(remote_spec.uri)
+    if named:
+        if decisions.project and decisions.project != named:
+            raise PushRefused(
+                f"{remote_spec.uri} is the project memory of {named}, but it was curated here "
+                f"for {decisions.project}"
+            )
+        return named, None
+    if not decisions.project:
+        return "", None
+    if has_rows:
+        raise PushRefused(
+            f"{remote_spec.uri} already holds a personal memory; a project memory of "
+            f"{decisions.project} needs a dataset of its own"
+        )
+    return decisions.project, manifest_bytes(decisions.project)
+
+
+def _curated_rows(rows: Any, local: Any, spec: str, project: str) -> tuple[Any, int]:
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from funes.project.curate import load_decisions, publishable
+
+    ids, pending = publishable(local, project, load_decisions(parse_remote_spec(spec).uri))
+    keep = pc.is_in(rows.column("id"), value_set=pa.array(sorted(ids), pa.string()))
+    return rows.filter(keep), len(pending)
+
+
+def _remote_facts(
+    cache: RemoteCache, local: Any
+) -> tuple[set[str], set[str], set[str], tuple[str, str]]:
     if not cache.has_copy():
-        return set(), set(), set()
+        return set(), set(), set(), ("", "")
     store = cache.open_store()
     if store.model_id != local.model_id or store.model_hash != local.model_hash:
         raise PushRefused(
             f"{cache.spec.uri} holds embeddings from model {store.model_id}, the local memory "
             f"from {local.model_id}: push to another dataset"
         )
-    facts = store.scan(["id", "session_id", "harness"])
+    facts = store.scan(["id", "session_id", "harness", "ts"])
     return (
         set(facts.column("id").to_pylist()),
         set(facts.column("session_id").to_pylist()),
         set(facts.column("harness").to_pylist()),
+        _period(facts.column("ts").to_pylist()),
     )
+
+
+def _period(stamps: list[str | None]) -> tuple[str, str]:
+    dated = sorted(s[:10] for s in stamps if s)
+    return (dated[0], dated[-1]) if dated else ("", "")
 
 
 def _missing_rows(rows: Any, remote_ids: set[str]) -> Any:
@@ -198,13 +303,18 @@ def _card_stats(
     remote_ids: set[str],
     remote_sessions: set[str],
     remote_harnesses: set[str],
+    period: tuple[str, str],
+    project: str,
 ) -> CardStats:
+    first, last = _period([*period, *clean.column("ts").to_pylist()])
     return CardStats(
         chunks=len(remote_ids) + clean.num_rows,
         sessions=len(remote_sessions | set(clean.column("session_id").to_pylist())),
         harnesses=tuple(sorted(remote_harnesses | set(clean.column("harness").to_pylist()))),
         model_id=local.model_id,
         updated=time.strftime("%Y-%m-%d", time.gmtime()),
+        period=(first, last),
+        project=project,
     )
 
 

@@ -156,6 +156,10 @@ def sync_cache(cache: RemoteCache, remote: HubRemote, head: str) -> None:
         if new:
             cache.open_store().ensure_indexes()
         cache.write_state(CacheState(commit=head, shards=listed, checked_at=time.time()))
+        # Rows `funes forget` took back (published by any push, or forgotten here) are dropped.
+        from funes.project.published import honour_tombstones
+
+        honour_tombstones(cache, remote, head)
 
 
 def record_push(cache: RemoteCache, parent: str, commit: str, shard_path: str, shard: Path) -> None:

@@ -1,0 +1,143 @@
+"""The terminal review of `funes curate`: one line per session, decided with the arrow keys.
+
+`Review` is the state (pure, tested); `run_review` draws it with curses. Every decision is
+saved as it is made, so quitting at any point loses nothing.
+
+Keys: ↑/↓ (k/j) move · → (l) include · ← (h) exclude · the same arrow again: back to pending ·
+space: include/pending · PgUp/PgDn, Home/End · Enter, q or Esc: done.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from funes.project.curate import Candidate, Decisions
+
+MARKS = {"include": "+", "exclude": "-", "": " "}
+
+
+@dataclass
+class Review:
+    candidates: list[Candidate]
+    decisions: Decisions
+    cursor: int = 0
+    top: int = 0
+    done: bool = False
+
+    def key(self, name: str, page: int = 10) -> None:
+        """Apply one key (names as in the module doc: up, down, right, left, space, …)."""
+        if not self.candidates:
+            self.done = name in ("enter", "q", "esc") or self.done
+            return
+        last = len(self.candidates) - 1
+        moves = {"up": -1, "k": -1, "down": 1, "j": 1, "pgup": -page, "pgdn": page}
+        if name in moves:
+            self.cursor = max(0, min(last, self.cursor + moves[name]))
+        elif name == "home":
+            self.cursor = 0
+        elif name == "end":
+            self.cursor = last
+        elif name in ("right", "l"):
+            self._toggle("include")
+        elif name in ("left", "h"):
+            self._toggle("exclude")
+        elif name == "space":
+            self._toggle("include")
+        elif name in ("enter", "q", "esc"):
+            self.done = True
+
+    def _toggle(self, decision: str) -> None:
+        candidate = self.candidates[self.cursor]
+        same = candidate.decision == decision and not candidate.stale
+        candidate.decision = "" if same else decision
+        candidate.reviewed_chunks = candidate.chunks if candidate.decision == "include" else None
+        self.decisions.decide(candidate, candidate.decision)
+        self.decisions.save()
+
+    def counts(self) -> tuple[int, int, int]:
+        included = sum(c.decision == "include" and not c.stale for c in self.candidates)
+        excluded = sum(c.decision == "exclude" for c in self.candidates)
+        return included, excluded, len(self.candidates) - included - excluded
+
+    def line(self, candidate: Candidate, width: int) -> str:
+        mark = "!" if candidate.stale else MARKS[candidate.decision]
+        head = (
+            f"[{mark}] {candidate.date} {candidate.session_id[:8]} "
+            f"{candidate.harness or '-':<11} {candidate.chunks:>5} "
+        )
+        prompt = candidate.prompt or "(no prompt)"
+        return (head + prompt)[: max(width - 1, 10)]
+
+
+def run_review(review: Review, title: str) -> None:
+    import curses
+
+    curses.wrapper(lambda screen: _loop(screen, review, title))
+
+
+def _loop(screen, review: Review, title: str) -> None:  # type: ignore[no-untyped-def]
+    import curses
+
+    keys = {
+        curses.KEY_UP: "up",
+        curses.KEY_DOWN: "down",
+        curses.KEY_RIGHT: "right",
+        curses.KEY_LEFT: "left",
+        curses.KEY_PPAGE: "pgup",
+        curses.KEY_NPAGE: "pgdn",
+        curses.KEY_HOME: "home",
+        curses.KEY_END: "end",
+        curses.KEY_ENTER: "enter",
+        10: "enter",
+        13: "enter",
+        27: "esc",
+        32: "space",
+    }
+    curses.curs_set(0)
+    colours = _colours(curses)
+    while not review.done:
+        height, width = screen.getmaxyx()
+        rows = max(height - 4, 1)
+        if review.cursor < review.top:
+            review.top = review.cursor
+        elif review.cursor >= review.top + rows:
+            review.top = review.cursor - rows + 1
+        screen.erase()
+        screen.addnstr(0, 0, title, width - 1, curses.A_BOLD)
+        shown = review.candidates[review.top : review.top + rows]
+        for offset, candidate in enumerate(shown):
+            index = review.top + offset
+            attr = colours(candidate) | (curses.A_REVERSE if index == review.cursor else 0)
+            screen.addnstr(2 + offset, 0, review.line(candidate, width), width - 1, attr)
+        if not review.candidates:
+            screen.addnstr(2, 0, "no session of this project in your local memory", width - 1)
+        included, excluded, pending = review.counts()
+        help_line = (
+            f"{included} included · {excluded} excluded · {pending} pending   "
+            "→ include  ← exclude  (again: pending)  ↑↓ move  Enter done"
+        )
+        screen.addnstr(height - 1, 0, help_line, width - 1, curses.A_DIM)
+        screen.refresh()
+        code = screen.getch()
+        review.key(keys.get(code, chr(code) if 0 <= code < 256 else ""), page=rows)
+
+
+def _colours(curses) -> Callable[[Candidate], int]:  # type: ignore[no-untyped-def]
+    try:
+        curses.start_color()
+        curses.use_default_colors()
+        curses.init_pair(1, curses.COLOR_GREEN, -1)
+        curses.init_pair(2, curses.COLOR_RED, -1)
+        curses.init_pair(3, curses.COLOR_YELLOW, -1)
+    except curses.error:
+        return lambda _c: 0
+
+    def pick(candidate: Candidate) -> int:
+        if candidate.stale:
+            return curses.color_pair(3)
+        return {"include": curses.color_pair(1), "exclude": curses.color_pair(2)}.get(
+            candidate.decision, 0
+        )
+
+    return pick
