@@ -139,3 +139,23 @@ def test_without_a_memory_both_commands_say_what_to_do() -> None:
         out = CliRunner().invoke(main, args)
         assert out.exit_code == 1
         assert "run `funes add <agent>`" in out.output
+
+
+def test_first_prompts_skip_harness_boilerplate_for_many_sessions_at_once() -> None:
+    turns = []
+    for i in range(320):  # more than one `IN (...)` batch of sessions
+        session = f"s-{i:04d}"
+        ts = f"2026-02-{1 + i % 28:02d}T10:{i % 60:02d}:00Z"
+        turns.append(
+            turn(
+                session, f"{session}-0", 0, "<environment_context>cwd</environment_context>", ts=ts
+            )
+        )
+        turns.append(turn(session, f"{session}-1", 1, f"question number {i}", ts=ts))
+    build_memory(turns, fts=False)
+    every = list_sessions()
+    assert len(every) == 320
+    assert {s.first_prompt for s in every} == {f"question number {i}" for i in range(320)}
+    newest = list_sessions(limit=5)
+    assert [s.session_id for s in newest] == [s.session_id for s in every[:5]]
+    assert all(s.first_prompt.startswith("question number") for s in newest)

@@ -17,6 +17,7 @@ from urllib.error import HTTPError
 
 import pytest
 from agent_harness import write_claude_transcript
+from sync_fixtures import SESSIONS_B, add_sessions, hub  # noqa: F401  (hub is a fixture)
 
 from funes.index.indexer import index
 from funes.inspect.webui import UIServer
@@ -212,3 +213,23 @@ def test_search_open_a_turn_browse_a_session_and_the_overview_in_chromium(
     assert not elsewhere, elsewhere  # nothing fetched from anywhere but this server
     for name in ("ui-search.png", "ui-sessions.png", "ui-session.png", "ui-overview.png"):
         assert (shots / name).stat().st_size > 10_000
+
+
+def test_the_page_shows_what_a_bound_hub_memory_has_and_lacks(
+    hub,  # noqa: F811
+    server: UIServer,
+) -> None:
+    from funes.agents import record_install
+    from funes.installers.base import InstallReport
+    from funes.sync.push import push
+
+    pushed = push("alice/team", yes=True)
+    record_install("hermes", InstallReport(agent="hermes"), "alice/team")
+    added = add_sessions(SESSIONS_B)
+    status, data = api(server, "sync")
+    assert status == 200
+    (remote,) = data["remotes"]
+    assert remote["uri"] == "hf://datasets/alice/team" and remote["bound_by"] == ["hermes"]
+    assert remote["cached"] and remote["remote_chunks"] == pushed.remote_chunks
+    assert remote["local_only"] == remote["local_chunks"] - pushed.remote_chunks
+    assert remote["local_only"] >= added > 0

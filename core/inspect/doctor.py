@@ -72,13 +72,17 @@ def _run_probe(probe: Probe) -> list[Check]:
 
 def _repair(probe: Probe, checks: list[Check]) -> list[Check]:
     done: dict[str, str] = {}
+    ran: dict[int, str] = {}  # one repair shared by several checks runs once
     for check in checks:
         if check.ok or check.repair is None:
             continue
-        try:
-            done[check.name] = check.repair()
-        except Exception as error:
-            done[check.name] = f"repair failed: {type(error).__name__}: {error}"
+        key = id(check.repair)
+        if key not in ran:
+            try:
+                ran[key] = check.repair()
+            except Exception as error:
+                ran[key] = f"repair failed: {type(error).__name__}: {error}"
+        done[check.name] = ran[key]
     if not done:
         return checks
     again = _run_probe(probe)

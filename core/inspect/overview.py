@@ -15,8 +15,10 @@ from typing import Any
 
 REDACTION = re.compile(r"\[REDACTED:([A-Za-z0-9_.\-]+)\]")
 MAX_PROJECTS = 30
-# Activity is shown per day while it spans at most this many days, per week beyond.
+# Activity is shown per day while it spans at most this many days, per week up to
+# WEEKLY_SPAN_DAYS, per month beyond.
 DAILY_SPAN_DAYS = 92
+WEEKLY_SPAN_DAYS = 3 * 365
 
 
 @dataclass(slots=True)
@@ -27,7 +29,7 @@ class Overview:
     sessions: int = 0
     agents: dict[str, dict[str, int]] = field(default_factory=dict)  # harness → counts
     projects: list[dict[str, Any]] = field(default_factory=list)  # biggest first
-    activity_unit: str = "day"  # "day" | "week": what one bin of `activity` covers
+    activity_unit: str = "day"  # "day" | "week" | "month": what one bin of `activity` covers
     activity: list[dict[str, Any]] = field(default_factory=list)  # {"period", harness: turns}
     redactions: dict[str, int] = field(default_factory=dict)  # kind → markers
     notes: list[str] = field(default_factory=list)
@@ -52,71 +54,98 @@ def overview_of_store(store: Any, label: str, notes: list[str] | None = None) ->
 
 
 def _counts(table: Any, result: Overview) -> None:
-    # Turns are the unit people think in; one grouping by turn answers every count below.
+    """Every count from one grouping by turn, done in Arrow (a memory has 100k+ turns)."""
+    import pyarrow.compute as pc
+
+    # Turns are the unit people think in: one row per turn, with its chunk count and start.
     turns = table.group_by(["harness", "workdir", "repo", "session_id", "turn_uuid"]).aggregate(
         [("ts", "min"), ("ts", "count")]
     )
-    rows = turns.to_pylist()
-    result.turns = len(rows)
-    result.sessions = len({r["session_id"] for r in rows})
-    agents: dict[str, dict[str, Any]] = {}
-    projects: dict[str, dict[str, Any]] = {}
-    for r in rows:
-        harness = r["harness"] or "unknown"
-        agent = agents.setdefault(harness, {"sessions": set(), "turns": 0, "chunks": 0})
-        agent["sessions"].add(r["session_id"])
-        agent["turns"] += 1
-        agent["chunks"] += r["ts_count"]
-        where = r["workdir"] or r["repo"] or "-"
-        project = projects.setdefault(
-            where, {"project": where, "sessions": set(), "turns": 0, "chunks": 0, "agents": set()}
-        )
-        project["sessions"].add(r["session_id"])
-        project["turns"] += 1
-        project["chunks"] += r["ts_count"]
-        project["agents"].add(harness)
+    harness = pc.if_else(pc.equal(turns["harness"], ""), "unknown", turns["harness"])
+    where = pc.if_else(pc.equal(turns["workdir"], ""), turns["repo"], turns["workdir"])
+    where = pc.if_else(pc.equal(where, ""), "-", where)
+    turns = turns.append_column("agent", harness).append_column("project", where)
+    result.turns = turns.num_rows
+    result.sessions = len(pc.unique(turns["session_id"]))
+
+    per_agent = turns.group_by("agent").aggregate(
+        [("session_id", "count_distinct"), ("turn_uuid", "count"), ("ts_count", "sum")]
+    )
     result.agents = {
-        name: {"sessions": len(a["sessions"]), "turns": a["turns"], "chunks": a["chunks"]}
-        for name, a in sorted(agents.items())
+        row["agent"]: {
+            "sessions": row["session_id_count_distinct"],
+            "turns": row["turn_uuid_count"],
+            "chunks": row["ts_count_sum"],
+        }
+        for row in sorted(per_agent.to_pylist(), key=lambda r: r["agent"])
     }
-    ranked = sorted(projects.values(), key=lambda p: (-p["turns"], p["project"]))
+    per_project = turns.group_by("project").aggregate(
+        [
+            ("session_id", "count_distinct"),
+            ("turn_uuid", "count"),
+            ("ts_count", "sum"),
+            ("agent", "distinct"),
+        ]
+    )
+    ranked = sorted(per_project.to_pylist(), key=lambda r: (-r["turn_uuid_count"], r["project"]))
     result.projects = [
-        {**p, "sessions": len(p["sessions"]), "agents": sorted(p["agents"])}
-        for p in ranked[:MAX_PROJECTS]
+        {
+            "project": row["project"],
+            "sessions": row["session_id_count_distinct"],
+            "turns": row["turn_uuid_count"],
+            "chunks": row["ts_count_sum"],
+            "agents": sorted(row["agent_distinct"]),
+        }
+        for row in ranked[:MAX_PROJECTS]
     ]
+    day = pc.utf8_slice_codeunits(pc.fill_null(turns["ts_min"], ""), 0, 10)
+    per_day = (
+        turns.append_column("day", day)
+        .group_by(["day", "agent"])
+        .aggregate([("turn_uuid", "count")])
+        .to_pylist()
+    )
     result.activity_unit, result.activity = _activity(
-        [(r["ts_min"] or "", r["harness"] or "unknown") for r in rows]
+        [(r["day"], r["agent"], r["turn_uuid_count"]) for r in per_day]
     )
 
 
-def _activity(stamps: list[tuple[str, str]]) -> tuple[str, list[dict[str, Any]]]:
-    """Turns per day (or per ISO week, Monday first) and agent, oldest first, gaps filled."""
+def _activity(counts: list[tuple[str, str, int]]) -> tuple[str, list[dict[str, Any]]]:
+    """Turns per day (or per ISO week, Monday first) and agent, oldest first, gaps filled;
+    `counts` holds (YYYY-MM-DD, agent, turns)."""
     from datetime import date, timedelta
 
     days = []
-    for ts, harness in stamps:
+    for day, harness, n in counts:
         try:
-            days.append((date.fromisoformat(ts[:10]), harness))
+            days.append((date.fromisoformat(day), harness, n))
         except ValueError:
             continue  # no recorded time: not on the timeline
     if not days:
         return "day", []
-    first, last = min(d for d, _ in days), max(d for d, _ in days)
-    weekly = (last - first).days > DAILY_SPAN_DAYS
-    step = timedelta(days=7 if weekly else 1)
+    first, last = min(d for d, _, _ in days), max(d for d, _, _ in days)
+    span = (last - first).days
+    unit = "day" if span <= DAILY_SPAN_DAYS else "week" if span <= WEEKLY_SPAN_DAYS else "month"
 
     def period(day: date) -> date:
-        return day - timedelta(days=day.weekday()) if weekly else day
+        if unit == "week":
+            return day - timedelta(days=day.weekday())
+        return day.replace(day=1) if unit == "month" else day
 
-    counts: dict[date, Counter[str]] = {}
-    for day, harness in days:
-        counts.setdefault(period(day), Counter())[harness] += 1
+    def following(start: date) -> date:
+        if unit == "month":
+            return date(start.year + start.month // 12, start.month % 12 + 1, 1)
+        return start + timedelta(days=7 if unit == "week" else 1)
+
+    bins_by_period: dict[date, Counter[str]] = {}
+    for day, harness, n in days:
+        bins_by_period.setdefault(period(day), Counter())[harness] += n
     bins = []
     cursor = period(first)
     while cursor <= last:
-        bins.append({"period": cursor.isoformat(), **counts.get(cursor, {})})
-        cursor += step
-    return ("week" if weekly else "day"), bins
+        bins.append({"period": cursor.isoformat(), **bins_by_period.get(cursor, {})})
+        cursor = following(cursor)
+    return unit, bins
 
 
 def redaction_counts(store: Any) -> dict[str, int]:

@@ -24,6 +24,8 @@ from funes.retrieve.get import GetResult, TurnNotFound
 _SUMMARY_COLUMNS = ["session_id", "harness", "workdir", "repo", "source_path", "ts", "turn_uuid"]
 _SUMMARY_COLUMNS += ["seq", "role", "block_type"]
 PROMPT_CHARS = 200
+# Up to this many sessions, first prompts are read with one `session_id IN (...)` filter.
+PROMPT_BATCH = 300
 
 
 @dataclass(slots=True)
@@ -138,22 +140,26 @@ def _fill_first_prompts(store: Any, summaries: list[SessionSummary]) -> None:
     """The first thing the user typed in each session: the first user text block that is not
     harness boilerplate (`<environment_context>`, `<command-name>`…), else the first one."""
     by_id = {s.session_id: s for s in summaries}
-    for start in range(0, len(summaries), 200):
-        ids = ", ".join(quote_sql(s.session_id) for s in summaries[start : start + 200])
-        rows = store.scan(
-            ["session_id", "seq", "block_idx", "split_idx", "text"],
-            where=f"session_id IN ({ids}) AND role = 'user' AND block_type = 'text' "
-            "AND split_idx = 0",
-        ).to_pylist()
-        rows.sort(key=lambda r: (r["session_id"], r["seq"], r["block_idx"]))
-        chosen: dict[str, str] = {}
-        for row in rows:
-            text = " ".join((row["text"] or "").split())
-            current = chosen.get(row["session_id"])
-            if current is None or (current.startswith("<") and text and not text.startswith("<")):
-                chosen[row["session_id"]] = text
-        for session_id, text in chosen.items():
-            by_id[session_id].first_prompt = _clip(text, PROMPT_CHARS)
+    user_text = "role = 'user' AND block_type = 'text' AND split_idx = 0"
+    columns = ["session_id", "seq", "block_idx", "text"]
+    if len(summaries) > PROMPT_BATCH:
+        # Many sessions: one scan of every first split of user text beats many IN lists.
+        where = user_text
+    else:
+        ids = ", ".join(quote_sql(s.session_id) for s in summaries)
+        where = f"session_id IN ({ids}) AND {user_text}"
+    rows = store.scan(columns, where=where).to_pylist()
+    rows.sort(key=lambda r: (r["session_id"], r["seq"], r["block_idx"]))
+    chosen: dict[str, str] = {}
+    for row in rows:
+        if row["session_id"] not in by_id:
+            continue
+        text = " ".join((row["text"] or "")[: PROMPT_CHARS * 4].split())
+        current = chosen.get(row["session_id"])
+        if current is None or (current.startswith("<") and text and not text.startswith("<")):
+            chosen[row["session_id"]] = text
+    for session_id, text in chosen.items():
+        by_id[session_id].first_prompt = _clip(text, PROMPT_CHARS)
 
 
 def _clip(text: str, limit: int) -> str:
