@@ -190,6 +190,9 @@ def test_forget_before_a_date_and_dry_run_changes_nothing(tmp_path: Path) -> Non
     _funes("forget", "--before", "2026-01-05", "--yes")
     texts = " ".join(_stored_texts())
     assert "OLDTOPIC" not in texts and "NEWTOPIC" in texts
+    (Path(os.environ["FUNES_HOME"]) / "state.json").unlink()  # a full re-read
+    _funes("index", str(claude / "projects"))
+    assert "OLDTOPIC" not in " ".join(_stored_texts())
 
 
 def test_forget_needs_exactly_one_criterion_and_a_known_memory(tmp_path: Path) -> None:
@@ -201,22 +204,6 @@ def test_forget_needs_exactly_one_criterion_and_a_known_memory(tmp_path: Path) -
     assert bad.returncode != 0 and "Error" in bad.stderr
     missing = _funes("forget", "--session", "x", "--memory", str(tmp_path / "nope"), check=False)
     assert missing.returncode != 0 and "no memory at" in missing.stderr
-
-
-def test_forgotten_text_loses_its_second_pass_vectors() -> None:
-    import numpy as np
-
-    from funes.project.forget import drop_second_pass
-    from funes.retrieve.vector_cache import VectorCache, text_key
-
-    cache = VectorCache.open("test-model", 4, create=True)
-    assert cache is not None
-    cache.add([text_key("secret plan"), text_key("public plan")], np.eye(2, 4))
-    assert drop_second_pass(["secret plan"]) == 1
-    # The handle opened before the prune still answers (a running MCP server holds one).
-    assert set(cache.lookup([text_key("secret plan"), text_key("public plan")])) == {
-        text_key("public plan")
-    }
 
 
 @pytest.fixture(autouse=True)
