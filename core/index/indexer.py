@@ -42,6 +42,7 @@ class IndexReport:
     sessions: set[str] = field(default_factory=set)
     backlog: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    maintenance: list[str] = field(default_factory=list)
     elapsed_s: float = 0.0
 
     def as_dict(self) -> dict[str, Any]:
@@ -56,6 +57,7 @@ class IndexReport:
             "sessions": len(self.sessions),
             "backlog": len(self.backlog),
             "warnings": self.warnings,
+            "maintenance": self.maintenance,
             "elapsed_s": round(self.elapsed_s, 3),
         }
 
@@ -114,6 +116,7 @@ def index(
     memory_path: Path | None = None,
     lock_wait_s: float = 10.0,
     model: str | None = None,
+    maintain: bool = True,
 ) -> IndexReport:
     """Index new turns into the local memory.
 
@@ -121,7 +124,8 @@ def index(
     are swept newest first until `budget_s` (default 60 s) runs out, unless `everything`;
     what is left is recorded as the backlog that later runs finish. `model` picks the
     embedding model when the memory is created (default: the bundled one); an existing memory
-    always keeps its own.
+    always keeps its own. `maintain=False` leaves index upkeep (`funes.index.maintenance`) to
+    the caller: the hook worker runs it once the queue is empty, so a turn never waits on it.
     """
     started = time.monotonic()
     report = IndexReport()
@@ -142,7 +146,7 @@ def index(
                 break
             run.index_unit(unit)
             notify("unit", {"done": position + 1, "units": len(units), "path": unit.key})
-        run.finish()
+        run.finish(maintain)
     report.elapsed_s = time.monotonic() - started
     notify("end", report.as_dict())
     return report
@@ -221,14 +225,20 @@ class _IndexRun:
         if len(self.buffer) >= FLUSH_CHUNKS:
             self.flush()
 
-    def finish(self) -> None:
+    def finish(self, maintain: bool) -> None:
         self.flush()
         self.state.pending = list(self.report.backlog)
         self.state.last_indexed = _now() if self.report.chunks_added else self.state.last_indexed
         self.state.save()
-        if self.report.chunks_added:
-            self.notify("optimize", {})
-            self.store.ensure_indexes()
+        if maintain:
+            # Also when nothing was added: a run killed while building an index left it
+            # missing, and this is where it comes back.
+            from funes.index.maintenance import maintain as run_maintenance
+
+            def step(name: str) -> None:
+                self.notify("maintain", {"step": name})
+
+            self.report.maintenance = run_maintenance(self.store, progress=step)
 
     def _redact_turn(self, turn: Turn) -> None:
         for block in turn.blocks:

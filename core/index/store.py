@@ -7,10 +7,13 @@ memory is never opened with another model, because its vectors would be meaningl
 
 from __future__ import annotations
 
+import os
+import shutil
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from funes.index.maintenance import crash_point
 from funes.model import Chunk
 
 if TYPE_CHECKING:
@@ -105,7 +108,22 @@ def chunks_to_arrow(chunks: Sequence[Chunk], vectors: np.ndarray, schema: pa.Sch
 
 
 def memory_exists(path: Path) -> bool:
-    return (path / f"{TABLE}.lance").is_dir()
+    """True when `path` holds a committed memory (a table with at least one version)."""
+    versions = path / f"{TABLE}.lance" / "_versions"
+    try:
+        return any(name.endswith(".manifest") for name in os.listdir(versions))
+    except OSError:
+        return False
+
+
+def discard_failed_creation(path: Path) -> None:
+    """Remove what a run killed while creating the table left behind: a table folder with no
+    committed version holds nothing (older releases created in place and could leave one)."""
+    table = path / f"{TABLE}.lance"
+    if table.is_dir() and not memory_exists(path):
+        shutil.rmtree(table, ignore_errors=True)
+    for leftover in path.glob(".creating-*") if path.is_dir() else []:
+        shutil.rmtree(leftover, ignore_errors=True)
 
 
 class ChunkStore:
@@ -146,10 +164,18 @@ class ChunkStore:
 
         lancedb = import_lancedb()
         path.mkdir(parents=True, exist_ok=True)
-        db = lancedb.connect(str(path))
+        discard_failed_creation(path)
+        # Created beside the memory and moved into place in one rename: a run killed while
+        # Lance writes the first version leaves only a `.creating-*` folder, never a table
+        # folder without a version (which every later open would fail on).
+        staging = path / f".creating-{os.getpid()}"
         schema = chunks_schema(embedder.dim, embedder.model_id, embedder.content_hash)
-        table = db.create_table(TABLE, schema=schema, exist_ok=True)
-        return cls(path, db, table)
+        lancedb.connect(str(staging)).create_table(TABLE, schema=schema, exist_ok=True)
+        crash_point("after create table")
+        os.rename(staging / f"{TABLE}.lance", path / f"{TABLE}.lance")
+        shutil.rmtree(staging, ignore_errors=True)
+        db = lancedb.connect(str(path))
+        return cls(path, db, db.open_table(TABLE))
 
     def check_model(self, embedder: Any) -> None:
         if self.model_id and (
@@ -170,6 +196,7 @@ class ChunkStore:
         if not chunks:
             return 0
         self.table.add(chunks_to_arrow(chunks, vectors, self.table.schema))
+        crash_point("after append")
         return len(chunks)
 
     def delete_ids(self, ids: Iterable[str]) -> None:
@@ -178,16 +205,12 @@ class ChunkStore:
             batch = ids[start : start + 500]
             self.table.delete("id IN (" + ", ".join(sql_quote(i) for i in batch) + ")")
 
-    def ensure_indexes(self) -> None:
-        """Build the full-text index on `text` if missing, else fold new rows into it."""
-        from lancedb.index import FTS
+    def ensure_indexes(self, *, full: bool = True) -> list[str]:
+        """Build missing indexes; with `full`, also fold every appended row into them (a copy
+        or a scrub wants that); without, only the maintenance that is due. Returns what ran."""
+        from funes.index.maintenance import maintain
 
-        if not self.has_fts_index():
-            if self.count() == 0:
-                return
-            self.table.create_index("text", config=FTS(with_position=True), replace=True)
-        else:
-            self.table.optimize()
+        return maintain(self, full=full)
 
     def has_fts_index(self) -> bool:
         try:

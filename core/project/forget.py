@@ -93,7 +93,6 @@ def apply(forget_plan: ForgetPlan) -> Path:
 
             with RemoteCache(parse_remote_spec(forget_plan.remote)).locked():
                 purge_rows(forget_plan.store, forget_plan.ids)
-        drop_second_pass(forget_plan.texts)
     return path
 
 
@@ -136,35 +135,6 @@ def _prune(table: Any) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # "removes every version except the latest": the point
         table.optimize(cleanup_older_than=timedelta(0), delete_unverified=True)
-
-
-def drop_second_pass(texts: list[str]) -> int:
-    """Delete the precomputed second-pass vectors of `texts` from every model's cache."""
-    from funes.retrieve.vector_cache import cache_dir, text_key
-
-    folder = cache_dir()
-    if not texts or not folder.is_dir():
-        return 0
-    from funes.lance import import_lancedb
-
-    db = import_lancedb().connect(str(folder))
-    keys = sorted({text_key(t) for t in texts})
-    removed = 0
-    for name in _table_names(db):
-        table = db.open_table(name)
-        before = table.count_rows()
-        for start in range(0, len(keys), 500):
-            batch = keys[start : start + 500]
-            table.delete("key IN (" + ", ".join(f"'{k}'" for k in batch) + ")")
-        removed += before - table.count_rows()
-        _prune(table)
-    return removed
-
-
-def _table_names(db: Any) -> list[str]:
-    listed = db.list_tables()
-    names = getattr(listed, "tables", listed)  # a response object in newer lancedb releases
-    return [str(n) for n in names]
 
 
 def _not_in(column: Any, values: set[str]) -> Any:

@@ -13,7 +13,7 @@ from funes.retrieve.get import (
     get_turns,
 )
 from funes.retrieve.pipeline import RecallError, recall
-from funes.retrieve.second_pass import backfill_second_pass, second_pass_status
+from funes.retrieve.second_pass import second_pass_status
 from funes.retrieve.types import Hit, Neighbour, RecallResult
 
 __all__ = [
@@ -23,7 +23,6 @@ __all__ = [
     "RecallError",
     "RecallResult",
     "TurnNotFound",
-    "backfill_second_pass",
     "format_agent",
     "format_get_agent",
     "format_get_human",

