@@ -101,6 +101,12 @@ _PLACEHOLDER_VALUES = frozenset(
 )
 
 
+# Documentation passwords hold one of these words ("secret123", "my-password"); a sequence such
+# as "12345" or "abcdef" is typed by a person writing an example, not generated.
+_EXAMPLE_WORDS = ("secret", "password", "passwd")
+_SEQUENCES = ("0123456789", "abcdefghijklmnopqrstuvwxyz", "qwertyuiop", "asdfghjkl")
+
+
 def _is_placeholder(value: str) -> bool:
     """A variable reference, template, elided or documentation value, not a credential."""
     stripped = value.strip("\"'`")
@@ -109,7 +115,40 @@ def _is_placeholder(value: str) -> bool:
     low = stripped.lower()
     if low in _PLACEHOLDER_VALUES or any(word in low for word in _PLACEHOLDER_WORDS):
         return True
+    if any(word in low for word in _EXAMPLE_WORDS) or _has_sequence(low):
+        return True
     return len(set(low)) <= 2  # "aaaa", "0000", "x-x-x"
+
+
+_RUN = 5
+_SEQUENCE_RUNS = frozenset(
+    sequence[i : i + _RUN] for sequence in _SEQUENCES for i in range(len(sequence) - _RUN + 1)
+)
+
+
+def _has_sequence(low: str) -> bool:
+    """Five or more characters in keyboard or alphabet order: "12345", "abcde", "qwert"."""
+    return any(low[i : i + _RUN] in _SEQUENCE_RUNS for i in range(len(low) - _RUN + 1))
+
+
+def _class_changes(value: str) -> float:
+    """Letter↔digit and lower→upper changes per character, inside each run of letters and
+    digits. Generated keys change class at about every other character (0.4-0.6); names written
+    by people (`lexer2.inlineTokens`, `SOCKS5_AUTH`, `__classPrivateFieldGet`) rarely (< 0.2)."""
+    changes = 0
+    alnum = 0
+    previous = ""
+    for char in value:
+        if not char.isalnum():
+            previous = ""
+            continue
+        alnum += 1
+        if previous and (
+            previous.isdigit() != char.isdigit() or (previous.islower() and char.isupper())
+        ):
+            changes += 1
+        previous = char
+    return changes / alnum if alnum else 0.0
 
 
 def _entropy(value: str) -> float:
@@ -124,7 +163,7 @@ def _looks_random(value: str) -> bool:
         return False
     has_digit = any(c.isdigit() for c in value)
     has_alpha = any(c.isalpha() for c in value)
-    return has_digit and has_alpha and _entropy(value) >= 3.2
+    return has_digit and has_alpha and _entropy(value) >= 3.2 and _class_changes(value) >= 0.2
 
 
 def _has_digit(value: str) -> bool:
@@ -158,10 +197,46 @@ def _is_password(value: str) -> bool:
 
 
 def _is_env_value(value: str) -> bool:
-    """An env-style value: not a reference, not a number/boolean/enum word like `false`."""
+    """An env-style value: not a reference, not a number/boolean/enum word like `false`, not
+    the name of another variable (`"AWS_ACCESS_KEY_ID"`), a version or OID, or a file path."""
     if _is_placeholder(value) or value.isdigit():
         return False
+    if re.fullmatch(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+", value):  # a constant's or env var's name
+        return False
+    if re.fullmatch(r"\d+(?:\.\d+)+", value):  # 1.3.6.1.5.5.7.3.1, 2.0.1
+        return False
+    if re.fullmatch(r"(?:~|\.{1,2})?/[\w.\-/]*", value):  # where a credentials file is
+        return False
     return not re.fullmatch(r"[a-z]+(?:\.[a-z]+)*", value)  # `none`, `os.environ`, `disabled`
+
+
+def _echoes_name(name: str, value: str) -> bool:
+    """`USE_CREDENTIALS = 'use-credentials'`, `OAUTH = "OAUTH"`: an enum whose value spells its
+    own name is not a secret."""
+    squash = re.compile(r"[^a-z0-9]")
+    name, value = squash.sub("", name.lower()), squash.sub("", value.lower())
+    return len(value) >= 3 and (value == name or name.endswith(value))
+
+
+def _name_before(text: str, start: int) -> str:
+    """The identifier that ends at `start` (a key word can be the tail of `X_AWS_..._TOKEN`)."""
+    begin = start
+    while begin > 0 and (text[begin - 1].isalnum() or text[begin - 1] in "_-."):
+        begin -= 1
+    return text[begin:start]
+
+
+def _is_code_reference(text: str, start: int, end: int) -> bool:
+    """An unquoted value that is code: a call or index (`base64.b64encode(`, `tokens[`), a dotted
+    name (`credentials_1.Credentials`) or a bare identifier (`SOCKS5_NO_ACCEPTABLE_AUTH`)."""
+    if start > 0 and text[start - 1] in "\"'`":
+        return False
+    if end < len(text) and text[end] in "([":
+        return True
+    value = text[start:end]
+    return bool(re.fullmatch(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*", value)) and (
+        "." in value or "_" in value or value.isalpha()
+    )
 
 
 # --- detectors ------------------------------------------------------------------------------
@@ -180,6 +255,7 @@ class _Regex:
     validate: Callable[[str], bool] | None = None
     triggers: tuple[str, ...] = ()  # lower-case substrings, one of which must occur; () = any
     bounded: bool = True  # the whole match must not sit inside a longer token
+    check_match: Callable[[re.Match[str]], bool] | None = None  # a test needing other groups
 
     def find(self, text: str, lowered: str) -> list[tuple[int, int]]:
         if self.triggers and not any(trigger in lowered for trigger in self.triggers):
@@ -196,7 +272,9 @@ class _Regex:
                 or (end < len(text) and text[end] in _TOKEN_CHARS)
             ):
                 continue
-            if self.validate is None or self.validate(match.group(group)):
+            if (self.validate is None or self.validate(match.group(group))) and (
+                self.check_match is None or self.check_match(match)
+            ):
                 spans.append(match.span(group))
         return spans
 
@@ -210,6 +288,11 @@ class _Keyed:
     roots: tuple[str, ...]
     pattern: re.Pattern[str]
     validate: Callable[[str], bool]
+    # Skip a value that merely spells the key's own name (enums, env var name constants).
+    names: bool = False
+    # Skip an unquoted value that is code (a call, a dotted or bare identifier), as in source
+    # files where `auth = base64.b64encode(auth)` binds a secret-named variable to an expression.
+    code: bool = False
 
     def find(self, text: str, lowered: str) -> list[tuple[int, int]]:
         spans = []
@@ -217,10 +300,20 @@ class _Keyed:
             at = lowered.find(root)
             while at >= 0:
                 match = self.pattern.match(text, at)
-                if match and self.validate(match["secret"]):
+                if match and self.validate(match["secret"]) and self._keeps(text, match):
                     spans.append(match.span("secret"))
                 at = lowered.find(root, at + 1)
         return spans
+
+    def _keeps(self, text: str, match: re.Match[str]) -> bool:
+        start, end = match.span("secret")
+        if self.code and _is_code_reference(text, start, end):
+            return False
+        if self.names:
+            name = _name_before(text, match.start()) + text[match.start() : start]
+            if _echoes_name(name, match["secret"]):
+                return False
+        return True
 
 
 _PEM_BEGIN = re.compile(r"-----BEGIN (?P<label>(?:[A-Z0-9]+ ){0,2}PRIVATE KEY(?: BLOCK)?)-----")
@@ -264,7 +357,7 @@ class _PrivateKey:
 
 
 _Q = r"\\{0,3}[\"'`]"  # a quote, raw or JSON-escaped once or twice
-_SEP = r"\s*(?:=>|:=|=|:)\s*"
+_SEP = r"[ \t]*(?:=>|:=|=|:)[ \t]*"  # on one line: a key at a line's end binds nothing
 # Words that make `<word>_key` a secret name (`primary_key`, `cache_key` are not).
 _KEY_WORDS = (
     *("api", "access", "secret", "private", "signing", "encryption", "master", "auth"),
@@ -280,18 +373,74 @@ def _key_after(separators: tuple[str, ...], upper: bool) -> str:
     return f"(?:{behinds})" + ("KEY" if upper else "key")
 
 
-_DETECTORS: tuple[_Regex | _Keyed | _PrivateKey, ...] = (
+def _literal(pattern: str) -> tuple[str, ...]:
+    """The lower-cased literal a pattern opens with, as its trigger: a substring test on the
+    lower-cased text costs far less than even a literal-prefixed regex search."""
+    literal = re.match(r"(?:[A-Za-z0-9_\-]|\\\.)+", pattern)
+    return (literal.group().replace("\\", "").lower(),) if literal else ()
+
+
+@dataclass(frozen=True)
+class _Prefixed:
+    """Many patterns, each opening on a literal, as one detector: a pattern runs only when its
+    literal (lower-cased) occurs in the lower-cased text."""
+
+    kind: str
+    patterns: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        compiled = tuple((_literal(p)[0], re.compile(p)) for p in self.patterns)
+        object.__setattr__(self, "_compiled", compiled)
+
+    def find(self, text: str, lowered: str) -> list[tuple[int, int]]:
+        spans = []
+        for literal, pattern in self._compiled:  # type: ignore[attr-defined]
+            if literal not in lowered:
+                continue
+            for match in pattern.finditer(text):
+                start, end = match.span()
+                if (start > 0 and text[start - 1] in _TOKEN_CHARS) or (
+                    end < len(text) and text[end] in _TOKEN_CHARS
+                ):
+                    continue
+                if _looks_random(match.group()):
+                    spans.append((start, end))
+        return spans
+
+
+@dataclass(frozen=True)
+class _Tail:
+    """A credential found from a literal in its middle (fast to search for), whose head is
+    checked against the text just before it: `head` must match up to the literal."""
+
+    kind: str
+    tail: re.Pattern[str]
+    head: re.Pattern[str]
+    validate: Callable[[str], bool] = lambda value: _looks_random(value.replace(".", "")[-32:])
+
+    def find(self, text: str, lowered: str) -> list[tuple[int, int]]:
+        spans = []
+        for match in self.tail.finditer(text):
+            start = match.start()
+            head = self.head.search(text, max(0, start - 27), start)
+            if head is not None and self.validate(text[head.start() : match.end()]):
+                spans.append((head.start(), match.end()))
+        return spans
+
+
+_DETECTORS: tuple[_Regex | _Keyed | _PrivateKey | _Prefixed | _Tail, ...] = (
     _PrivateKey(),
     _Regex(
         "aws_access_key",
-        re.compile(r"A(?:KIA|SIA|BIA|CCA|GPA|IDA|ROA|IPA|NPA|NVA|PKA)[A-Z2-7]{16}"),
+        re.compile(r"(?:A3T[A-Z0-9]|A(?:KIA|SIA|BIA|CCA|GPA|IDA|ROA|IPA|NPA|NVA|PKA))[0-9A-Z]{16}"),
         validate=lambda v: not _is_placeholder(v),
     ),
     _Keyed(
         "aws_secret_key",
         ("aws",),
         re.compile(
-            rf"(?i)aws[a-z_.\- ]{{0,20}}secret[a-z_.\- ]{{0,20}}(?:{_Q})?{_SEP}(?:{_Q})?"
+            rf"(?i)aws[a-z_.\- ]{{0,20}}(?:secret|key|token|pass(?:word)?|pwd|pw)[a-z_.\- ]{{0,20}}"
+            rf"(?:{_Q})?{_SEP}(?:{_Q})?"
             r"(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"
         ),
         validate=_looks_random,
@@ -303,12 +452,14 @@ _DETECTORS: tuple[_Regex | _Keyed | _PrivateKey, ...] = (
     ),
     _Regex(
         "gitlab_token",
-        re.compile(r"gl(?:pat|dt|rt|ptt|soat|cbt|ft|oas)-[A-Za-z0-9_\-.]{20,}"),
+        re.compile(r"gl(?:pat|dt|rt|ptt|soat|cbt|ft|oas|imt|agent|ffct)-[A-Za-z0-9_\-.]{20,}"),
         validate=_has_digit,
     ),
     _Regex(
         "slack_token",
-        re.compile(r"xox(?:[abprs]|e(?:\.xox[bp])?)-[A-Za-z0-9\-]{10,}|xapp-\d-[A-Za-z0-9\-]{20,}"),
+        re.compile(
+            r"xox(?:[abposr]|e(?:\.xox[bp])?)-[A-Za-z0-9\-]{10,}|xapp-\d-[A-Za-z0-9\-]{20,}"
+        ),
         validate=_has_digit,
     ),
     _Regex(
@@ -419,6 +570,43 @@ _DETECTORS: tuple[_Regex | _Keyed | _PrivateKey, ...] = (
         validate=_has_digit,
     ),
     _Regex("sendgrid_key", re.compile(r"SG\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}")),
+    # More formats that detect-secrets' plugins and gitleaks' rules know, each searched only when
+    # its opening literal occurs (one alternation of them all would scan ~10x slower). Each
+    # literal costs ~1 µs per KB of text, so only widely used services are listed.
+    _Prefixed(
+        "api_key",
+        (
+            r"AKC[A-Za-z0-9]{10,}",  # Artifactory
+            r"sq0(?:csp|atp)-[0-9A-Za-z_\-]{22,43}",  # Square
+            r"dckr_pat_[A-Za-z0-9_\-]{27,}",  # Docker Hub
+            r"hvs\.[A-Za-z0-9_\-]{90,}",  # HashiCorp Vault
+            r"glsa_[A-Za-z0-9_]{32,}",  # Grafana service account
+            r"glc_[A-Za-z0-9+/=_]{32,}",  # Grafana cloud
+            r"sntry[su]_[A-Za-z0-9+/=_]{40,}",  # Sentry
+            r"dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,}",  # Doppler
+            r"PMAK-[0-9a-f]{24}-[0-9a-f]{34}",  # Postman
+            r"NRAK-[A-Z0-9]{27}",  # New Relic
+            r"ATATT3[A-Za-z0-9_\-=]{100,}",  # Atlassian
+            r"AGE-SECRET-KEY-1[0-9A-Z]{58}",
+            r"GR1348941[A-Za-z0-9_\-]{20,50}",  # GitLab runner registration
+        ),
+    ),
+    _Tail(
+        "api_key",  # Mailchimp: <32>-us<N>; searched from "-us"
+        re.compile(r"-us\d{1,2}(?![0-9a-z])"),
+        re.compile(r"(?<![0-9a-z])[0-9a-z]{32}$"),
+        validate=lambda value: _looks_random(value[:32]),
+    ),
+    _Tail(
+        "discord_bot_token",  # <id as base64>.<6>.<27+>; searched from its first dot
+        re.compile(r"\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,38}(?![A-Za-z0-9_\-])"),
+        re.compile(r"(?<![A-Za-z0-9_\-])[MNO][A-Za-z0-9_\-]{23,25}$"),
+    ),
+    _Tail(
+        "telegram_bot_token",  # <bot id>:<35>; searched from its colon
+        re.compile(r":[A-Za-z0-9_\-]{35}(?![A-Za-z0-9_\-])"),
+        re.compile(r"(?<![0-9A-Za-z])\d{8,10}$"),
+    ),
     _Regex("npm_token", re.compile(r"npm_[A-Za-z0-9]{36}"), validate=_has_digit),
     _Keyed(
         "npm_token",
@@ -428,11 +616,6 @@ _DETECTORS: tuple[_Regex | _Keyed | _PrivateKey, ...] = (
     ),
     _Regex("pypi_token", re.compile(r"pypi-AgE[A-Za-z0-9_\-]{50,}")),
     _Regex(
-        "telegram_bot_token",
-        re.compile(r"\d{8,10}:AA[A-Za-z0-9_\-]{33}"),
-        triggers=(":aa",),
-    ),
-    _Regex(
         "jwt",
         re.compile(r"eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]*"),
         validate=_is_jwt,
@@ -440,10 +623,12 @@ _DETECTORS: tuple[_Regex | _Keyed | _PrivateKey, ...] = (
     _Regex(
         "url_password",
         re.compile(
-            r"://[^\s:/@\"'`<>\\]{0,128}:(?P<secret>[^\s/@\"'`<>\\]{1,256})@(?=[A-Za-z0-9\[])"
+            r"://(?P<user>[^\s:/@\"'`<>\\]{0,128}):(?P<secret>[^\s/@\"'`<>\\]{1,256})@"
+            r"(?=[A-Za-z0-9\[])"
         ),
         validate=_is_password,
         bounded=False,
+        check_match=lambda m: not any(w in m["user"].lower() for w in ("your", "example")),
     ),
     _Keyed(
         "bearer_token",
@@ -469,6 +654,7 @@ _DETECTORS: tuple[_Regex | _Keyed | _PrivateKey, ...] = (
             r"(?P<secret>(?<=[\"'`])[^\s\"'`\\]+|[^\s\"'`\\#;|&,)]+)"
         ),
         validate=_is_env_value,
+        names=True,
     ),
     # "password": "hunter2" in JSON, YAML, code: any quoted value that is not a placeholder,
     # however short, because people pick weak passwords.
@@ -492,6 +678,7 @@ _DETECTORS: tuple[_Regex | _Keyed | _PrivateKey, ...] = (
             rf"(?:{_Q})?{_SEP}(?:{_Q})?(?P<secret>[A-Za-z0-9_\-+/.=~]{{16,}})"
         ),
         validate=_looks_random,
+        code=True,
     ),
 )
 
