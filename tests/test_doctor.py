@@ -202,8 +202,22 @@ def test_the_real_agent_clis_are_asked_whether_they_load_funes(tmp_path: Path) -
     assert not found["hermes: loaded"]["ok"] and "disabled" in found["hermes: loaded"]["detail"]
     codex = found["codex: loaded"]
     assert not codex["ok"] and f"{funes_copy}, which no longer exists" in codex["detail"]
-    assert all(found[f"{a}: loaded"]["fix"] for a in ("claude", "hermes", "codex"))
+    assert found["claude: loaded"]["fix"].startswith(
+        "enable it: `claude plugin enable funes@funes`"
+    )
+    assert "hermes plugins enable funes" in found["hermes: loaded"]["fix"]
+    assert codex["fix"].startswith("run `funes add codex` again")
     assert found["pi: loaded"]["ok"]
+
+    # The fixes the checks name work: enable both plugins, put funes back.
+    assert sandbox.run([binaries["claude"], "plugin", "enable", "funes@funes"]).returncode == 0
+    assert sandbox.run([binaries["hermes"], "plugins", "enable", "funes"]).returncode == 0
+    funes_copy.write_bytes(Path(sys.executable).with_name("funes").read_bytes())
+    funes_copy.chmod(0o755)
+    code, found = checks()
+    assert all(
+        found[f"{agent}: {what}"]["ok"] for agent in binaries for what in ("files", "loaded")
+    )
 
 
 def test_a_bound_hub_memory_is_checked_for_reach_and_what_is_not_pushed(

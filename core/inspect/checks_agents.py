@@ -17,6 +17,7 @@ from funes.inspect.doctor import Check
 from funes.paths import claude_home, codex_home, hermes_home, pi_agent_dir
 
 CLI_TIMEOUT_S = 60.0
+READD = "run `funes add {agent}` again (it rewrites what is missing), then start a new session"
 # A transcript written this long after the hook last fired means the hook is not firing (a turn
 # still running writes its transcript before its hook fires, so allow for a long turn).
 HOOK_SLACK_S = 15 * 60
@@ -89,15 +90,16 @@ def _wiring_check(agent: str, record: dict[str, Any]) -> Check:
 # -- asking the agent ------------------------------------------------------------------------
 
 
-def ask_agent(agent: str) -> tuple[bool | None, str]:
-    """(True/False: the agent says it loads funes, None: it could not be asked, detail)."""
+def ask_agent(agent: str) -> tuple[bool | None, str, str]:
+    """(True/False: the agent says it loads funes, None: it could not be asked; what it said;
+    what to do when it does not load funes)."""
     asker = _ASKERS.get(agent)
     if asker is None:
-        return None, f"no way to ask {agent}"
+        return None, f"no way to ask {agent}", ""
     binary, args, read = asker
     path = shutil.which(binary)
     if path is None:
-        return None, f"`{binary}` is not on PATH here, so it could not be asked"
+        return None, f"`{binary}` is not on PATH here, so it could not be asked", ""
     try:
         done = subprocess.run(
             [path, *args],
@@ -107,14 +109,14 @@ def ask_agent(agent: str) -> tuple[bool | None, str]:
             stdin=subprocess.DEVNULL,
         )
     except (OSError, subprocess.TimeoutExpired) as error:
-        return None, f"`{binary} {' '.join(args)}` did not answer ({type(error).__name__})"
+        return None, f"`{binary} {' '.join(args)}` did not answer ({type(error).__name__})", ""
     if done.returncode != 0:
         tail = (done.stderr.strip() or done.stdout.strip()).splitlines()[-1:] or ["no output"]
-        return None, f"`{binary} {' '.join(args)}` failed: {tail[0][:160]}"
+        return None, f"`{binary} {' '.join(args)}` failed: {tail[0][:160]}", ""
     try:
         return read(done.stdout)
     except (ValueError, KeyError, TypeError) as error:
-        return None, f"could not read what `{binary} {' '.join(args)}` said ({error})"
+        return None, f"could not read what `{binary} {' '.join(args)}` said ({error})", ""
 
 
 def _command_problem(command: Any) -> str:
@@ -127,53 +129,67 @@ def _command_problem(command: Any) -> str:
     return ""
 
 
-def _read_claude(stdout: str) -> tuple[bool, str]:
+def _read_claude(stdout: str) -> tuple[bool, str, str]:
     plugins = json.loads(stdout)
     entry = next((p for p in plugins if p.get("id") == "funes@funes"), None)
     if entry is None:
-        return False, "`claude plugin list` does not list funes@funes"
+        return False, "`claude plugin list` does not list funes@funes", READD.format(agent="claude")
     if not entry.get("enabled", False):
-        return False, "Claude Code lists funes@funes but it is disabled"
+        return (
+            False,
+            "Claude Code lists funes@funes but it is disabled",
+            "enable it: `claude plugin enable funes@funes`, then start a new session",
+        )
     server = (entry.get("mcpServers") or {}).get("funes") or {}
     problem = _command_problem(server.get("command"))
     if problem:
-        return False, f"Claude Code loads funes@funes, but {problem}"
-    return True, f"Claude Code loads funes@funes {entry.get('version', '')}".rstrip()
+        return False, f"Claude Code loads funes@funes, but {problem}", READD.format(agent="claude")
+    return True, f"Claude Code loads funes@funes {entry.get('version', '')}".rstrip(), ""
 
 
-def _read_codex(stdout: str) -> tuple[bool, str]:
+def _read_codex(stdout: str) -> tuple[bool, str, str]:
+    from funes.installers.codex import config_path
+
     servers = json.loads(stdout)
     entry = next((s for s in servers if s.get("name") == "funes"), None)
     if entry is None:
-        return False, "`codex mcp list` does not list the funes server"
+        return False, "`codex mcp list` does not list the funes server", READD.format(agent="codex")
     if not entry.get("enabled", True):
         reason = entry.get("disabled_reason") or "disabled"
-        return False, f"Codex lists the funes server but it is {reason}"
+        return (
+            False,
+            f"Codex lists the funes server but it is {reason}",
+            f"delete `enabled = false` under [mcp_servers.funes] in {config_path()}",
+        )
     problem = _command_problem((entry.get("transport") or {}).get("command"))
     if problem:
-        return False, f"Codex lists the funes server, but {problem}"
-    return True, "Codex lists the funes MCP server, enabled"
+        return False, f"Codex lists the funes server, but {problem}", READD.format(agent="codex")
+    return True, "Codex lists the funes MCP server, enabled", ""
 
 
-def _read_pi(stdout: str) -> tuple[bool, str]:
+def _read_pi(stdout: str) -> tuple[bool, str, str]:
     from funes.installers.pi import package_dir
 
     if str(package_dir()) in stdout:
-        return True, f"pi lists the funes extension ({package_dir()})"
-    return False, f"`pi list` does not list {package_dir()}"
+        return True, f"pi lists the funes extension ({package_dir()})", ""
+    return False, f"`pi list` does not list {package_dir()}", READD.format(agent="pi")
 
 
-def _read_hermes(stdout: str) -> tuple[bool, str]:
+def _read_hermes(stdout: str) -> tuple[bool, str, str]:
     for line in stdout.splitlines():
         words = line.split()
         if words and words[-1] == "funes":
             if words[0] == "enabled":
-                return True, "Hermes lists the funes plugin, enabled"
-            return False, f"Hermes lists the funes plugin as {words[0]}"
-    return False, "`hermes plugins list` does not list funes"
+                return True, "Hermes lists the funes plugin, enabled", ""
+            return (
+                False,
+                f"Hermes lists the funes plugin as {words[0]}",
+                "enable it: `hermes plugins enable funes` (or `funes add hermes`)",
+            )
+    return False, "`hermes plugins list` does not list funes", READD.format(agent="hermes")
 
 
-_ASKERS: dict[str, tuple[str, list[str], Callable[[str], tuple[bool, str]]]] = {
+_ASKERS: dict[str, tuple[str, list[str], Callable[[str], tuple[bool, str, str]]]] = {
     "claude": ("claude", ["plugin", "list", "--json"], _read_claude),
     "codex": ("codex", ["mcp", "list", "--json"], _read_codex),
     "pi": ("pi", ["list"], _read_pi),
@@ -181,16 +197,13 @@ _ASKERS: dict[str, tuple[str, list[str], Callable[[str], tuple[bool, str]]]] = {
 }
 
 
-def _loaded_check(agent: str, answer: tuple[bool | None, str]) -> Check:
-    loaded, detail = answer
+def _loaded_check(agent: str, answer: tuple[bool | None, str, str]) -> Check:
+    loaded, detail, fix = answer
     name = f"{agent}: loaded"
-    if loaded is None:  # could not ask: not a failure of funes, and the files check still ran
+    # Could not ask: not a failure of funes (the files check still ran).
+    if loaded is None or loaded:
         return Check(name, True, detail)
-    if loaded:
-        return Check(name, True, detail)
-    return Check(
-        name, False, detail, f"run `funes add {agent}` again, then start a new {agent} session"
-    )
+    return Check(name, False, detail, fix)
 
 
 # -- the hook --------------------------------------------------------------------------------
