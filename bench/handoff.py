@@ -1,0 +1,308 @@
+"""Handoff vs recall on LoCoMo: what each way of carrying memory puts before an agent, and what
+it costs.
+
+    .venv/bin/python bench/handoff.py [--out DIR] [--budgets 250,500,1000,2000] [--every N]
+                                      [--second-pass] [--json OUT]
+
+For every LoCoMo question, the context each strategy would hand an agent:
+
+- `handoff-all`: every session summary of the question's conversation (a written handoff that
+  grows with each session);
+- `handoff-last`: the last session's summary only (the most recent handoff);
+- `facts-all`: every observation LoCoMo extracted from the conversation, one line each;
+- `facts-top10`: the 10 observations BM25 ranks best for the question;
+- `funes-recall`: funes's agent-format answer at its defaults (what the MCP `recall` tool
+  returns), over a memory holding all ten conversations, unfiltered;
+- `funes-recall-<N>`: the same with `--max-tokens N`;
+- `full-transcript`: the whole conversation.
+
+Measures: tokens per question (characters / 4, the counter funes budgets with; no model
+tokenizer is loaded), answer-token recall (the share of the gold answer's content words found
+in the context; a question counts as kept when that share is at least 0.5), evidence presence
+(a dialog turn LoCoMo names as evidence is in the context: defined for facts, whose lines carry
+their turn ids, for funes, whose hits and neighbours name their turns, and for the full
+transcript; undefined for summaries), tokens per kept answer, and all of it by category.
+
+What it shows: whether the answer's words *reach* the agent, and at what price. What it does
+not: whether an agent would answer correctly from that context (no model reads it here), nor
+how summaries written by another model, or at other moments, would fare.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import re
+import statistics
+import sys
+import tempfile
+import time
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+RAW = HERE.parents[1] / "shared" / "bench" / "locomo" / "raw" / "locomo10.json"
+WORD = re.compile(r"[a-z0-9]+")
+_STOPWORDS = (
+    "a an the of to in on at for and or but is are was were be been being it its this that "
+    "these those with by from as into about over after before than then so not no yes do "
+    "does did has have had he she they them his her their him i you we our my me your "
+    "what which who whom when where why how"
+)
+STOP = frozenset(_STOPWORDS.split())
+
+
+def words(text: str) -> list[str]:
+    return WORD.findall(text.lower())
+
+
+def content_words(text: str) -> set[str]:
+    return {w for w in words(text) if w not in STOP}
+
+
+def tokens_of(text: str) -> int:
+    return -(-len(text) // 4)
+
+
+def _ordered(mapping: dict[str, Any], kind: str) -> list[tuple[int, Any]]:
+    """`session_<n>_<kind>` entries of a LoCoMo sample, by session number."""
+    out = []
+    for key, value in mapping.items():
+        match = re.fullmatch(rf"session_(\d+)_{kind}", key)
+        if match and value:
+            out.append((int(match.group(1)), value))
+    return sorted(out)
+
+
+class Conversation:
+    """What LoCoMo gives for one conversation: summaries, observations, the dialog."""
+
+    def __init__(self, sample: dict[str, Any]) -> None:
+        self.summaries = [text for _, text in _ordered(sample["session_summary"], "summary")]
+        self.facts: list[tuple[str, str]] = []  # (line, dialog id)
+        for _, by_speaker in _ordered(sample["observation"], "observation"):
+            for speaker, items in by_speaker.items():
+                for text, dia in items:
+                    for one in dia if isinstance(dia, list) else [dia]:
+                        self.facts.append((f"{speaker}: {text}", str(one)))
+        conv = sample["conversation"]
+        lines = []
+        for n, turns in _sessions(conv):
+            lines.append(f"[session {n}, {conv.get(f'session_{n}_date_time', '')}]")
+            lines += [f"{t['speaker']}: {t.get('text', '')}" for t in turns]
+        self.transcript = "\n".join(lines)
+        self._bm25 = BM25([words(line) for line, _ in self.facts])
+
+    def top_facts(self, question: str, k: int) -> list[tuple[str, str]]:
+        return [self.facts[i] for i in self._bm25.top(words(question), k)]
+
+
+def _sessions(conv: dict[str, Any]) -> list[tuple[int, list[dict]]]:
+    out = []
+    for key, value in conv.items():
+        match = re.fullmatch(r"session_(\d+)", key)
+        if match and isinstance(value, list):
+            out.append((int(match.group(1)), value))
+    return sorted(out, key=lambda p: p[0])
+
+
+class BM25:
+    def __init__(self, docs: list[list[str]], k1: float = 1.2, b: float = 0.75) -> None:
+        self.k1, self.b = k1, b
+        self.lengths = [len(d) for d in docs]
+        self.avg = sum(self.lengths) / max(1, len(docs))
+        self.postings: dict[str, list[tuple[int, int]]] = defaultdict(list)
+        for i, doc in enumerate(docs):
+            for term, count in Counter(doc).items():
+                self.postings[term].append((i, count))
+        n = len(docs)
+        self.idf = {
+            t: math.log(1 + (n - len(p) + 0.5) / (len(p) + 0.5)) for t, p in self.postings.items()
+        }
+
+    def top(self, query: list[str], k: int) -> list[int]:
+        scores: dict[int, float] = defaultdict(float)
+        for term in set(query) - STOP:
+            for i, count in self.postings.get(term, []):
+                norm = count + self.k1 * (1 - self.b + self.b * self.lengths[i] / self.avg)
+                scores[i] += self.idf[term] * count * (self.k1 + 1) / norm
+        return [i for i, _ in sorted(scores.items(), key=lambda p: (-p[1], p[0]))[:k]]
+
+
+# ---------------------------------------------------------------------- strategies
+
+
+def answer_recall(answer: str, context: str) -> float | None:
+    wanted = content_words(answer)
+    if not wanted:
+        return None
+    have = set(words(context))
+    return len(wanted & have) / len(wanted)
+
+
+def funes_context(question: dict, budget: int | None, second_pass: bool) -> tuple[str, bool]:
+    """funes's agent-format answer, and whether an evidence turn is among its hits/neighbours."""
+    from funes.retrieve import format_agent, recall
+    from funes.retrieve.budget import hits_for_budget
+    from funes.retrieve.pipeline import DEFAULT_K
+
+    k = hits_for_budget(budget, DEFAULT_K) if budget else DEFAULT_K
+    result = recall(question["question"], k=k, second_pass=second_pass)
+    text = format_agent(result, max_tokens=budget)
+    gold_uuid = {(t["session_id"], t["turn_uuid"]) for t in question["gold_turns"]}
+    gold_seq = {(t["session_id"], int(t["turn_index"])) for t in question["gold_turns"]}
+    by_uuid = {hit.turn_uuid: hit for hit in result.hits}
+    found = False
+    for block in text.split("\n---\n"):
+        shown = re.search(r"  → funes get \S+ (\S+) --memory", block)
+        hit = by_uuid.get(shown.group(1).strip("'")) if shown else None
+        if hit is None:
+            continue  # the header, or a hit packed out under the budget
+        turns = [(hit.turn_uuid, hit.seq)]
+        turns += [(n.turn_uuid, n.seq) for n in hit.neighbours if f" seq{n.seq}] " in block]
+        for uuid, seq in turns:
+            if (hit.session_id, uuid) in gold_uuid or (hit.session_id, seq) in gold_seq:
+                found = True
+    return text, found
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    sys.path.insert(0, str(HERE))
+    from locomo import build_corpus  # the LoCoMo corpus, built as the recall benchmark builds it
+
+    work = args.out or Path(tempfile.mkdtemp(prefix="funes-handoff-"))
+    work.mkdir(parents=True, exist_ok=True)
+    os.environ["FUNES_HOME"] = str(work / "funes-home")
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("LANCEDB_LOG", "error")
+    if not args.second_pass:
+        os.environ.setdefault("FUNES_RERANKER", "none")
+    corpus = work / "locomo"
+    if not (corpus / "questions.jsonl").is_file():
+        build_corpus(corpus)
+    home = corpus / "corpus" / "home"
+    from funes.index.indexer import index
+
+    report = index(
+        paths=[home / ".claude" / "projects", home / ".codex" / "sessions"], everything=True
+    )
+    print(f"indexed {report.chunks_added} new chunks", file=sys.stderr)
+
+    samples = {s["sample_id"]: Conversation(s) for s in json.loads(RAW.read_text())}
+    questions = [json.loads(line) for line in (corpus / "questions.jsonl").read_text().splitlines()]
+    questions = [
+        q for q in questions if q.get("scorable", True) and q.get("answer") not in (None, "")
+    ]
+    questions = questions[:: args.every]
+    budgets = [int(b) for b in args.budgets.split(",") if b]
+    names = ["handoff-all", "handoff-last", "facts-all", "facts-top10", "funes-recall"]
+    names += [f"funes-recall-{b}" for b in budgets] + ["full-transcript"]
+    stats: dict[str, list[tuple[int, float | None, bool | None, str]]] = defaultdict(list)
+    started = time.monotonic()
+    for q in questions:
+        conv = samples[q["sample_id"]]
+        evidence = {str(e) for e in q.get("evidence", [])}
+        contexts: dict[str, tuple[str, bool | None]] = {
+            "handoff-all": ("\n\n".join(conv.summaries), None),
+            "handoff-last": (conv.summaries[-1] if conv.summaries else "", None),
+            "facts-all": (
+                "\n".join(line for line, _ in conv.facts),
+                any(d in evidence for _, d in conv.facts),
+            ),
+            "full-transcript": (conv.transcript, True),
+        }
+        top = conv.top_facts(q["question"], 10)
+        contexts["facts-top10"] = (
+            "\n".join(line for line, _ in top),
+            any(d in evidence for _, d in top),
+        )
+        contexts["funes-recall"] = funes_context(q, None, args.second_pass)
+        for budget in budgets:
+            contexts[f"funes-recall-{budget}"] = funes_context(q, budget, args.second_pass)
+        for name in names:
+            text, found = contexts[name]
+            stats[name].append(
+                (tokens_of(text), answer_recall(str(q["answer"]), text), found, q["category_name"])
+            )
+    print(f"{len(questions)} questions in {time.monotonic() - started:.0f}s", file=sys.stderr)
+    rows = [_row(name, stats[name]) for name in names]
+    return {
+        "questions": len(questions),
+        "token_counter": "characters / 4",
+        "kept": "answer-token recall >= 0.5",
+        "second_pass": "on" if args.second_pass else "none",
+        "rows": rows,
+    }
+
+
+def _row(name: str, items: list[tuple[int, float | None, bool | None, str]]) -> dict[str, Any]:
+    scored = [i for i in items if i[1] is not None]
+    kept = sum(1 for i in scored if i[1] >= 0.5)
+    tokens = sum(i[0] for i in items)
+    defined = [i for i in items if i[2] is not None]
+    by_category: dict[str, dict[str, float]] = {}
+    for category in sorted({i[3] for i in items}):
+        mine = [i for i in scored if i[3] == category]
+        by_category[category] = {
+            "n": len(mine),
+            "answer_recall_ge_half": round(sum(i[1] >= 0.5 for i in mine) / max(1, len(mine)), 4),
+        }
+    return {
+        "strategy": name,
+        "tokens_per_question": round(tokens / max(1, len(items)), 1),
+        "median_tokens": statistics.median(i[0] for i in items) if items else 0,
+        "answer_recall_ge_half": round(kept / max(1, len(scored)), 4),
+        "mean_answer_recall": round(sum(i[1] for i in scored) / max(1, len(scored)), 4),
+        "evidence_any": round(sum(bool(i[2]) for i in defined) / len(defined), 4)
+        if defined
+        else None,
+        "tokens_per_success": round(tokens / kept, 1) if kept else None,
+        "by_category": by_category,
+    }
+
+
+def print_report(report: dict[str, Any]) -> None:
+    print(
+        f"{report['questions']} LoCoMo questions with an answer; tokens = "
+        f"{report['token_counter']}; kept = {report['kept']}; second pass: {report['second_pass']}"
+    )
+    rows = report["rows"]
+    base = next(r for r in rows if r["strategy"] == "handoff-all")
+    print(
+        f"{'strategy':20s} {'tok/q':>8s} {'× h-all':>8s} {'kept':>7s} {'evidence':>9s} "
+        f"{'tok/kept':>9s}"
+    )
+    for r in rows:
+        evidence = "-" if r["evidence_any"] is None else f"{r['evidence_any']:.1%}"
+        per = "-" if r["tokens_per_success"] is None else f"{r['tokens_per_success']:.0f}"
+        ratio = r["tokens_per_question"] / base["tokens_per_question"]
+        print(
+            f"{r['strategy']:20s} {r['tokens_per_question']:8.0f} {ratio:8.3f} "
+            f"{r['answer_recall_ge_half']:7.1%} {evidence:>9s} {per:>9s}"
+        )
+    categories = sorted(base["by_category"])
+    print("kept by category: " + ", ".join(categories))
+    for r in rows:
+        cells = " ".join(f"{r['by_category'][c]['answer_recall_ge_half']:7.1%}" for c in categories)
+        print(f"  {r['strategy']:20s} {cells}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, help="keep (and reuse) corpus and memory here")
+    parser.add_argument("--budgets", default="250,500,1000,2000", help="--max-tokens budgets")
+    parser.add_argument("--every", type=int, default=1, help="every Nth question only")
+    parser.add_argument("--second-pass", action="store_true", help="let the second pass run")
+    parser.add_argument("--json", type=Path, help='write {"rows": [...]} and the rest here')
+    args = parser.parse_args()
+    report = run(args)
+    print_report(report)
+    if args.json:
+        args.json.write_text(json.dumps(report, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()
