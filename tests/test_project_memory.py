@@ -191,3 +191,30 @@ def test_forget_publishes_a_tombstone_every_reader_honours_then_purge(
     use_home(monkeypatch, tmp_path / "reader")  # its copy rebuilds from the rewritten shard
     recalled = _sessions_recalled("why did we drop the redis cache LanceDB", REPO)
     assert recalled == {"sess-lance"}
+
+
+def test_a_reader_forgets_from_a_hub_memory_and_publishes_the_tombstone(
+    hub, monkeypatch, tmp_path
+) -> None:
+    from funes.sync.push import push
+
+    use_home(monkeypatch, tmp_path / "writer")
+    add_sessions(SESSIONS_A)
+    push(REPO, yes=True)
+
+    reader = use_home(monkeypatch, tmp_path / "maintainer")  # reads the memory, has none of its own
+    assert "sess-redis" in _sessions_recalled("why did we drop the redis cache", REPO)
+    forgot = subprocess.run(
+        [*FUNES, "forget", "--memory", REPO, "--session", "sess-redis", "--yes", "--json"],
+        capture_output=True,
+        text=True,
+        env=child_env(hub, reader),
+    )
+    assert forgot.returncode == 0, forgot.stderr
+    assert json.loads(forgot.stdout)["chunks"] == 2
+    # Gone from this machine's copy at once; published to every reader by a push.
+    assert "sess-redis" not in _sessions_recalled("why did we drop the redis cache", REPO)
+    assert push(REPO).tombstoned == 2
+
+    use_home(monkeypatch, tmp_path / "someone-else")
+    assert "sess-redis" not in _sessions_recalled("why did we drop the redis cache", REPO)

@@ -88,11 +88,17 @@ def apply(forget_plan: ForgetPlan) -> Path:
             with writer_lock(wait_s=30.0):
                 purge_rows(forget_plan.store, forget_plan.ids)
         else:
+            from funes.project.published import read_state, write_state
             from funes.sync.remote import RemoteCache
             from funes.sync.spec import parse_remote_spec
 
-            with RemoteCache(parse_remote_spec(forget_plan.remote)).locked():
+            cache = RemoteCache(parse_remote_spec(forget_plan.remote))
+            with cache.locked():
                 purge_rows(forget_plan.store, forget_plan.ids)
+                # The remote still holds them: the next push publishes the tombstone.
+                state = read_state(cache)
+                state.unpublished |= set(forget_plan.ids) - state.published
+                write_state(cache, state)
     return path
 
 

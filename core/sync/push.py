@@ -87,9 +87,14 @@ def push(
     try:
         local = ChunkStore.open(local_path or local_memory_dir())
     except MemoryNotFound as err:
-        raise PushRefused(
-            f"no local memory to push — run `funes add <agent>` first ({err})"
-        ) from err
+        from funes.project.tombstones import forgotten_ids
+
+        # `funes forget --memory ORG/REPO` on a machine that only reads it: publish that alone.
+        if not forgotten_ids([remote_spec.uri]):
+            raise PushRefused(
+                f"no local memory to push — run `funes add <agent>` first ({err})"
+            ) from err
+        local = None
 
     remote = HubRemote(remote_spec)
     remote.require_token()
@@ -107,7 +112,7 @@ def push(
         say(f"created private dataset {remote_spec.repo_id}")
 
     say("reading the local memory")
-    rows = local.scan(list(local.table.schema.names))
+    rows = local.scan(list(local.table.schema.names)) if local is not None else None
     cache = RemoteCache(remote_spec)
     for attempt in range(1, MAX_ATTEMPTS + 1):
         report.attempts = attempt
@@ -115,6 +120,11 @@ def push(
         sync_cache(cache, remote, head)
         with cache.locked():
             tombstones = honour_tombstones(cache, remote, head)
+        if local is None:
+            if not cache.has_copy():
+                break  # nothing on the remote to take back
+            local = cache.open_store()  # only its model and schema are used: no rows to send
+            rows = local.scan(list(local.table.schema.names)).slice(0, 0)
         remote_ids, remote_sessions, remote_harnesses, period = _remote_facts(cache, local)
         report.remote_chunks = len(remote_ids)
         with tempfile.TemporaryDirectory() as tmp:
