@@ -121,6 +121,37 @@ def planted() -> list[tuple[str, str, str]]:
         "https://acct.blob.core.windows.net/c/b?sv=2022-11-02&sp=r&sig={}",
         rand(43, ALNUM + "%") + "%3D",
     )
+    upper_digits = string.ascii_uppercase + string.digits
+    # AWS key ids in detect-secrets' [0-9A-Z]{16} form (digits 0, 1, 8, 9 are not base32).
+    add("aws_access_key", "AWS_ACCESS_KEY_ID={}", "AK" + "IA" + "0189" + rand(12, upper_digits))
+    add("aws_access_key", "key: {}", "AS" + "IA" + rand(15, upper_digits) + "8")
+    add("aws_secret_key", 'aws_key = "{}"', rand(40, ALNUM + "/+"))  # no "secret" in the name
+    add("api_key", "artifactory: {}", "AK" + "C" + rand(70))
+    add("api_key", "square secret {}", "sq0" + "csp-" + rand(43, ALNUM + "_-"))
+    add("api_key", "mailchimp {} ok", rand(32, string.ascii_lowercase + string.digits) + "-us6")
+    add("api_key", "docker login -p {}", "dckr" + "_pat_" + rand(27, ALNUM + "_-"))
+    add("api_key", "VAULT_TOKEN:{}", "hv" + "s." + rand(95, ALNUM + "_-"))
+    add("api_key", "grafana {}", "gl" + "sa_" + rand(32) + "_" + rand(8, "0123456789abcdef"))
+    add(
+        "api_key",
+        "postman {}",
+        "PM" + "AK-" + rand(24, "0123456789abcdef") + "-" + rand(34, "0123456789abcdef"),
+    )
+    add("api_key", "newrelic {}", "NR" + "AK-" + rand(27, upper_digits))
+    add("api_key", "age key {}", "AGE-" + "SECRET-KEY-1" + rand(58, upper_digits))
+    add("gitlab_token", "runner {}", "GR" + "1348941" + rand(20, ALNUM + "_-"))
+    add("gitlab_token", "incoming mail {}", "gl" + "imt-" + rand(25, ALNUM + "_-"))
+    add("slack_token", "{}", "xo" + "xo-" + rand(10, string.digits) + "-" + rand(20, string.digits))
+    add(
+        "discord_bot_token",
+        "DISCORD={}",
+        "M" + rand(23, ALNUM) + "." + rand(6, ALNUM + "_-") + "." + rand(27, ALNUM + "_-"),
+    )
+    add(
+        "telegram_bot_token",
+        "bot {} started",
+        rand(9, string.digits) + ":" + rand(35, ALNUM + "_-"),  # without the usual AA
+    )
     key, line = pem("RSA PRIVATE KEY")
     cases.append(("private_key", f"here is the key:\n{key}done", line))
     key, line = pem("OPENSSH PRIVATE KEY")
@@ -200,6 +231,22 @@ SURVIVORS = {
     "pem marker in code": 'if line.startswith("-----BEGIN RSA PRIVATE KEY-----"):\n    ok = 1',
     "url without password": "see https://user@github.com/o/r.git and ssh://git@host:22/x",
     "prose": "The bearer of this token should pass the secret handshake; basic auth is off.",
+    # Source code from real libraries, which a coding agent's tool output is full of.
+    "call": 'auth = base64.b64encode(auth)\nauth = base64.encodebytes(auth).decode("utf-8")',
+    "method call": "tokens: lexer2.inlineTokens(text)\ntokens: tokenize(text)",
+    "private field": "max_tokens: tslib_1.__classPrivateFieldGet(this, _state, 'f')",
+    "dotted name": "Vaults.Credentials = credentials_1.Credentials;",
+    "chained exports": "exports.SOCKS5_NO_ACCEPTABLE_AUTH = exports.SOCKS5_CUSTOM_AUTH_END = 1",
+    "env var names": 'AWS_ACCESS_KEY: "AWS_ACCESS_KEY_ID",\nENV_SECRET = "AWS_SECRET_ACCESS_KEY"',
+    "enum spelling its name": "USE_CREDENTIALS = 'use-credentials'\nOAUTH = \"OAUTH\"",
+    "header name": 'X_AWS_EC2_METADATA_TOKEN = "x-aws-ec2-metadata-token";',
+    "oid": "SERVER_AUTH = '1.3.6.1.5.5.7.3.1'\nCLIENT_AUTH = '1.3.6.1.5.5.7.3.2'",
+    "credentials file": "export GOOGLE_APPLICATION_CREDENTIALS=/path/to/service-account.json",
+    "doc passwords": "password: '<placeholder>',\npassword: 'secret123',\npassword=\"guest\"",
+    "doc url": "new SocksProxyAgent('socks://your-name%40gmail.com:abcdef12345124@host.com')",
+    "doc url 2": "new Socks5ProxyAgent('socks5://user:pass@localhost:1080')",
+    "working dir": '"PWD": "/Users/maciej",',
+    "key at line end": "if not have_password:\nparse.py:200:                password = x",
 }
 
 
@@ -212,6 +259,34 @@ def test_base64_image_survives() -> None:
     image = base64.b64encode(b"\x89PNG\r\n\x1a\n" + rng.randbytes(60_000)).decode()
     block = json.dumps({"type": "image", "source": {"data": image, "media_type": "image/png"}})
     assert scan(block) == []
+
+
+# Credential forms detect-secrets' shape plugins know (the push gate runs them): whatever they
+# hold back must never be in the local memory either.
+DETECT_SECRETS_FORMS = {
+    "AWSKeyDetector": "AK" + "IA" + rand(16, string.ascii_uppercase + string.digits),
+    "ArtifactoryDetector": "AK" + "C" + rand(40),
+    "DiscordBotTokenDetector": "N" + rand(24) + "." + rand(6) + "." + rand(27),
+    "GitHubTokenDetector": "gh" + "s_" + rand(36),
+    "GitLabTokenDetector": "gl" + "ptt-" + rand(40),
+    "MailchimpDetector": rand(32, string.ascii_lowercase + string.digits) + "-us12",
+    "OpenAIDetector": "sk-" + rand(20) + "T3Blbk" + "FJ" + rand(20),
+    "SlackDetector": "xo" + "xp-" + rand(11, string.digits) + "-" + rand(12, string.digits),
+    "SquareOAuthDetector": "sq0" + "csp-" + rand(43),
+    "StripeDetector": "rk" + "_live_" + rand(24),
+    "TelegramBotTokenDetector": rand(10, string.digits) + ":" + rand(35),
+    "TwilioKeyDetector": "SK" + rand(32, "0123456789abcdef"),
+}
+
+
+@pytest.mark.parametrize("secret", DETECT_SECRETS_FORMS.values(), ids=DETECT_SECRETS_FORMS.keys())
+def test_what_detect_secrets_holds_back_is_redacted_at_index_time(secret: str) -> None:
+    from funes.sync.gate import detect_secrets_kinds
+
+    text = f"the value is {secret} here"
+    assert detect_secrets_kinds([text])[0], "detect-secrets itself must flag this form"
+    cleaned, findings = redact(text)
+    assert secret not in cleaned and findings
 
 
 def corpus_files() -> list[Path]:

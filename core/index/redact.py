@@ -97,6 +97,7 @@ _PLACEHOLDER_VALUES = frozenset(
         *("password", "passwd", "secret", "token", "key", "apikey", "api_key", "value"),
         *("none", "null", "nil", "true", "false", "undefined", "empty", "string", "str"),
         *("test", "foo", "bar", "baz", "required", "optional", "todo", "tbd", "n/a"),
+        *("pass", "user", "username", "login", "guest", "anonymous"),
     )
 )
 
@@ -193,7 +194,8 @@ def _is_basic_credential(value: str) -> bool:
 
 
 def _is_password(value: str) -> bool:
-    return not _is_placeholder(value)
+    """Any value but a placeholder or a path (`"PWD": "/home/me"` is a working directory)."""
+    return not _is_placeholder(value) and not re.fullmatch(r"~?/[\w.\-/]+", value)
 
 
 def _is_env_value(value: str) -> bool:
@@ -403,7 +405,7 @@ class _Prefixed:
                     end < len(text) and text[end] in _TOKEN_CHARS
                 ):
                     continue
-                if _looks_random(match.group()):
+                if _has_digit(match.group()[len(literal) :]):  # the prefix says what it is
                     spans.append((start, end))
         return spans
 
@@ -422,7 +424,7 @@ class _Tail:
         spans = []
         for match in self.tail.finditer(text):
             start = match.start()
-            head = self.head.search(text, max(0, start - 27), start)
+            head = self.head.search(text, max(0, start - 64), start)
             if head is not None and self.validate(text[head.start() : match.end()]):
                 spans.append((head.start(), match.end()))
         return spans
@@ -454,6 +456,12 @@ _DETECTORS: tuple[_Regex | _Keyed | _PrivateKey | _Prefixed | _Tail, ...] = (
         "gitlab_token",
         re.compile(r"gl(?:pat|dt|rt|ptt|soat|cbt|ft|oas|imt|agent|ffct)-[A-Za-z0-9_\-.]{20,}"),
         validate=_has_digit,
+    ),
+    _Regex(
+        "gitlab_token",  # runner registration token
+        re.compile(r"GR1348941[A-Za-z0-9_\-]{20,50}"),
+        validate=_has_digit,
+        triggers=("gr1348941",),
     ),
     _Regex(
         "slack_token",
@@ -588,7 +596,6 @@ _DETECTORS: tuple[_Regex | _Keyed | _PrivateKey | _Prefixed | _Tail, ...] = (
             r"NRAK-[A-Z0-9]{27}",  # New Relic
             r"ATATT3[A-Za-z0-9_\-=]{100,}",  # Atlassian
             r"AGE-SECRET-KEY-1[0-9A-Z]{58}",
-            r"GR1348941[A-Za-z0-9_\-]{20,50}",  # GitLab runner registration
         ),
     ),
     _Tail(
