@@ -82,9 +82,14 @@ def recall_many(
         return result
     results: list[RecallResult] = []
     failures: list[tuple[str, Exception]] = []
-    for memory in chosen:
+    # One thread per memory: Lance searches release the GIL, so two memories cost about one.
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=min(len(chosen), 4)) as pool:
+        futures = [pool.submit(recall, query, memory=m, **options) for m in chosen]
+    for memory, future in zip(chosen, futures, strict=True):
         try:
-            results.append(recall(query, memory=memory, **options))
+            results.append(future.result())
         except (MemoryNotFound, ValueError) as error:
             if isinstance(error, ValueError) and not _is_memory_error(error):
                 raise  # a bad filter or an empty query is the same for every memory
