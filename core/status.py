@@ -40,6 +40,10 @@ def memory_status(spec: str | None = None) -> dict[str, Any]:
         fts_index=store.has_fts_index(),
     )
     info["notes"].extend(opened.notes)
+    if opened.remote:
+        from funes.project.curate import pending_note
+
+        info["notes"].extend(pending_note(opened.remote))
     table = store.scan(["id", "harness", "session_id", "turn_uuid"])
     info["chunks"] = table.num_rows
     if table.num_rows:

@@ -269,3 +269,20 @@ def read_manifest(remote: Any, remote_spec: Any, head: str, tmp: Path) -> str:
     except (ValueError, AttributeError):
         return ""
     return project if isinstance(project, str) and PROJECT.match(project) else ""
+
+
+def pending_note(uri: str) -> list[str]:
+    """For `funes status` of a Hub memory curated here: how many sessions wait for review."""
+    from funes.index.store import ChunkStore, MemoryNotFound
+
+    decisions = load_decisions(uri)
+    if not decisions.project:
+        return []
+    try:
+        _, pending = publishable(ChunkStore.open(), decisions.project, decisions)
+    except MemoryNotFound:
+        return []
+    line = f"project memory of {decisions.project}"
+    if pending:
+        line += f": {len(pending)} session(s) pending review — run `funes curate {uri}`"
+    return [line]
