@@ -174,7 +174,7 @@ def add_agent(
     from funes.installers import installer_for
     from funes.model import normalise_harness
 
-    memory = None if memory in (None, "", "local") else memory
+    memory = None if memory in (None, "", "local") else _absolute(memory)
     reads = read_only_memories(agent)
     if read_only:
         if memory is None:
@@ -211,6 +211,13 @@ def add_agent(
         "changed": [str(p) for p in report.changed],
         "notes": [*report.notes, *notes],
     }
+
+
+def _absolute(memory: str) -> str:
+    """A folder memory as an absolute path: the agent's tools run in other directories."""
+    from funes.memory import is_remote_spec
+
+    return memory if is_remote_spec(memory) else str(Path(memory).expanduser().absolute())
 
 
 def _seed_index(
