@@ -180,8 +180,8 @@ def test_the_real_agent_clis_are_asked_whether_they_load_funes(tmp_path: Path) -
         added = sandbox.funes("add", agent, "--budget", "0", "--json")
         assert added.returncode == 0, added.stderr
 
-    def checks() -> tuple[int, dict]:
-        run = sandbox.funes("doctor", "--json", timeout=300)
+    def checks(*extra: str) -> tuple[int, dict]:
+        run = sandbox.funes("doctor", "--json", *extra, timeout=300)
         return run.returncode, by_name_json(json.loads(run.stdout))
 
     _, found = checks()
@@ -218,6 +218,18 @@ def test_the_real_agent_clis_are_asked_whether_they_load_funes(tmp_path: Path) -
     assert all(
         found[f"{agent}: {what}"]["ok"] for agent in binaries for what in ("files", "loaded")
     )
+
+    # A funes that is on disk but cannot start passes the plain check; --deep starts the MCP
+    # server each agent is configured to run, as the agent would.
+    funes_copy.write_text("#!/bin/sh\necho 'funes: broken install' >&2\nexit 3\n")
+    code, found = checks("--deep")
+    assert code == 1 and found["claude: loaded"]["ok"] and found["codex: loaded"]["ok"]
+    for agent in ("claude", "codex"):
+        served = found[f"{agent}: mcp server"]
+        assert not served["ok"] and "does not start an MCP server" in served["detail"]
+        assert "(funes: broken install)" in served["detail"]  # what it said on stderr
+        assert f"run `{funes_copy} mcp` in a terminal" in served["fix"]
+    assert "pi: mcp server" not in found  # pi and Hermes run funes as a command, not over MCP
 
 
 def test_a_bound_hub_memory_is_checked_for_reach_and_what_is_not_pushed(

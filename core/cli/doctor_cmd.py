@@ -9,8 +9,13 @@ import click
 
 @click.command("doctor")
 @click.option("--fix", is_flag=True, help="Apply the safe repairs, then check again.")
+@click.option(
+    "--deep",
+    is_flag=True,
+    help="Also start each agent's configured MCP server and list its tools (slower).",
+)
 @click.option("--json", "as_json", is_flag=True, help='Print {"ok", "checks": [...]} as JSON.')
-def command(fix: bool, as_json: bool) -> None:
+def command(fix: bool, deep: bool, as_json: bool) -> None:
     """Check the memory, its indexes and disk use, the writer lock, the hook queue, every wired
     agent (its files, whether the agent loads funes, whether its hook fires) and every bound Hub
     memory. Each failing check says what to do. Exit status 0 when all pass, 1 otherwise.
@@ -23,10 +28,11 @@ def command(fix: bool, as_json: bool) -> None:
     Examples:
       funes doctor
       funes doctor --fix
+      funes doctor --deep       # start each agent's funes MCP server as the agent would
       funes doctor --json | jq '.checks[] | select(.ok | not)'
     """
     from funes.inspect.doctor import all_ok, format_human, format_json, run_checks
 
-    checks = run_checks(fix=fix)
+    checks = run_checks(fix=fix, deep=deep)
     click.echo((format_json if as_json else format_human)(checks), nl=False)
     sys.exit(0 if all_ok(checks) else 1)

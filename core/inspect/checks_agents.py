@@ -23,7 +23,9 @@ READD = "run `funes add {agent}` again (it rewrites what is missing), then start
 HOOK_SLACK_S = 15 * 60
 
 
-def agent_checks() -> list[Check]:
+def agent_checks(deep: bool = False) -> list[Check]:
+    """Three checks per wired agent; with `deep`, also start the MCP server the agent is
+    configured to run and list its tools, as the agent would."""
     from funes.agents import wired_agents
 
     wired = wired_agents()
@@ -37,13 +39,26 @@ def agent_checks() -> list[Check]:
         ]
     # The agents' CLIs start slowly (node, python): ask them all at once.
     with ThreadPoolExecutor(max_workers=len(wired)) as pool:
-        loaded = {agent: pool.submit(ask_agent, agent) for agent in wired}
+        asked = {agent: pool.submit(_ask_and_probe, agent, deep) for agent in wired}
         checks: list[Check] = []
         for agent, record in wired.items():
             checks.append(_wiring_check(agent, record))
-            checks.append(_loaded_check(agent, loaded[agent].result()))
+            answer, served = asked[agent].result()
+            checks.append(_loaded_check(agent, answer))
+            if served is not None:
+                checks.append(served)
             checks.append(hook_check(agent, record))
     return checks
+
+
+def _ask_and_probe(agent: str, deep: bool) -> tuple[tuple[bool | None, str, str], Check | None]:
+    from funes.inspect.checks_mcp import configured_server, server_check
+
+    answer, said = ask_agent(agent)
+    if not deep:
+        return answer, None
+    server = configured_server(agent, said) if answer[0] else None
+    return answer, server_check(agent, server) if server is not None else None
 
 
 def _wiring_check(agent: str, record: dict[str, Any]) -> Check:
@@ -90,16 +105,16 @@ def _wiring_check(agent: str, record: dict[str, Any]) -> Check:
 # -- asking the agent ------------------------------------------------------------------------
 
 
-def ask_agent(agent: str) -> tuple[bool | None, str, str]:
-    """(True/False: the agent says it loads funes, None: it could not be asked; what it said;
-    what to do when it does not load funes)."""
+def ask_agent(agent: str) -> tuple[tuple[bool | None, str, str], str]:
+    """((True/False: the agent says it loads funes, None: it could not be asked; the detail;
+    what to do when it does not load funes), the agent CLI's raw answer)."""
     asker = _ASKERS.get(agent)
     if asker is None:
-        return None, f"no way to ask {agent}", ""
+        return (None, f"no way to ask {agent}", ""), ""
     binary, args, read = asker
     path = shutil.which(binary)
     if path is None:
-        return None, f"`{binary}` is not on PATH here, so it could not be asked", ""
+        return (None, f"`{binary}` is not on PATH here, so it could not be asked", ""), ""
     try:
         done = subprocess.run(
             [path, *args],
@@ -109,14 +124,19 @@ def ask_agent(agent: str) -> tuple[bool | None, str, str]:
             stdin=subprocess.DEVNULL,
         )
     except (OSError, subprocess.TimeoutExpired) as error:
-        return None, f"`{binary} {' '.join(args)}` did not answer ({type(error).__name__})", ""
+        return (
+            None,
+            f"`{binary} {' '.join(args)}` did not answer ({type(error).__name__})",
+            "",
+        ), ""
     if done.returncode != 0:
         tail = (done.stderr.strip() or done.stdout.strip()).splitlines()[-1:] or ["no output"]
-        return None, f"`{binary} {' '.join(args)}` failed: {tail[0][:160]}", ""
+        return (None, f"`{binary} {' '.join(args)}` failed: {tail[0][:160]}", ""), ""
     try:
-        return read(done.stdout)
+        return read(done.stdout), done.stdout
     except (ValueError, KeyError, TypeError) as error:
-        return None, f"could not read what `{binary} {' '.join(args)}` said ({error})", ""
+        said = f"could not read what `{binary} {' '.join(args)}` said ({error})"
+        return (None, said, ""), done.stdout
 
 
 def _command_problem(command: Any) -> str:

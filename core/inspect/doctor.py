@@ -30,7 +30,7 @@ class Check:
 Probe = Callable[[], list[Check]]
 
 
-def probes() -> list[Probe]:
+def probes(deep: bool = False) -> list[Probe]:
     from funes.inspect import checks_agents, checks_local, checks_remote
 
     return [
@@ -38,16 +38,17 @@ def probes() -> list[Probe]:
         checks_local.backlog_checks,
         checks_local.lock_checks,
         checks_local.queue_checks,
-        checks_agents.agent_checks,
+        (lambda: checks_agents.agent_checks(deep=True)) if deep else checks_agents.agent_checks,
         checks_remote.remote_checks,
     ]
 
 
-def run_checks(fix: bool = False) -> list[Check]:
+def run_checks(fix: bool = False, deep: bool = False) -> list[Check]:
     """Every check, in a stable order. With `fix`, failing checks that have a safe repair are
-    repaired and their probe runs again; the check then says what was done."""
+    repaired and their probe runs again; the check then says what was done. With `deep`, the
+    MCP server each agent is configured to run is started and asked for its tools."""
     results: list[Check] = []
-    for probe in probes():
+    for probe in probes(deep):
         checks = _run_probe(probe)
         if fix:
             checks = _repair(probe, checks)

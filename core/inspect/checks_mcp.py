@@ -1,0 +1,90 @@
+"""`funes doctor --deep`: start the MCP server an agent is configured to run (the command,
+arguments and environment from the agent's own config) and list its tools over stdio, as the
+agent does when a session starts. Catches a funes that is on disk but cannot start."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import tempfile
+from typing import Any
+
+from funes.inspect.doctor import Check
+
+START_TIMEOUT_S = 90.0
+TOOLS = {"recall", "get", "status"}
+
+
+def configured_server(agent: str, said: str) -> dict[str, Any] | None:
+    """{"command", "args", "env"} of the funes MCP server in what the agent's CLI printed
+    (`claude plugin list --json`, `codex mcp list --json`); None for agents without one."""
+    try:
+        entries = json.loads(said)
+    except ValueError:
+        return None
+    if agent == "claude":
+        entry = next((e for e in entries if e.get("id") == "funes@funes"), {})
+        server = (entry.get("mcpServers") or {}).get("funes")
+    elif agent == "codex":
+        entry = next((e for e in entries if e.get("name") == "funes"), {})
+        server = entry.get("transport")
+    else:
+        return None
+    if not isinstance(server, dict) or not server.get("command"):
+        return None
+    return {
+        "command": str(server["command"]),
+        "args": [str(a) for a in server.get("args") or []],
+        "env": {str(k): str(v) for k, v in (server.get("env") or {}).items()},
+    }
+
+
+async def _list_tools(server: dict[str, Any], errlog: Any) -> list[str]:
+    from mcp import ClientSession, StdioServerParameters, stdio_client
+
+    params = StdioServerParameters(
+        command=server["command"], args=server["args"], env={**os.environ, **server["env"]}
+    )
+    async with (
+        stdio_client(params, errlog=errlog) as (read, write),
+        ClientSession(read, write) as session,
+    ):
+        await session.initialize()
+        listed = await session.list_tools()
+    return sorted(tool.name for tool in listed.tools)
+
+
+def _innermost(error: BaseException) -> BaseException:
+    while isinstance(error, BaseExceptionGroup) and error.exceptions:
+        error = error.exceptions[0]
+    return error
+
+
+def server_check(agent: str, server: dict[str, Any]) -> Check:
+    name = f"{agent}: mcp server"
+    argv = " ".join([server["command"], *server["args"]])
+    # What the server says on stderr is the reason a user needs; keep it off doctor's output.
+    with tempfile.TemporaryFile("w+") as errlog:
+        try:
+            tools = asyncio.run(asyncio.wait_for(_list_tools(server, errlog), START_TIMEOUT_S))
+        except Exception as error:  # whatever stops it starting is what the user needs to see
+            errlog.seek(0)
+            said = [line.strip() for line in errlog.read().splitlines() if line.strip()]
+            inner = _innermost(error)
+            reason = said[-1] if said else f"{type(inner).__name__}: {inner}".rstrip(": ")
+            return Check(
+                name,
+                False,
+                f"`{argv}` does not start an MCP server ({reason[:200]})",
+                f"run `{argv}` in a terminal to see why; `funes add {agent}` rewrites the command",
+            )
+    missing = TOOLS - set(tools)
+    if missing:
+        return Check(
+            name,
+            False,
+            f"`{argv}` serves {', '.join(tools) or 'no tools'}, not {', '.join(sorted(missing))}",
+            f"run `funes add {agent}` again to update its command",
+        )
+    return Check(name, True, f"`{argv}` starts and serves {', '.join(tools)}")
