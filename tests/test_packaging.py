@@ -51,3 +51,16 @@ def test_the_wheel_holds_the_plugins_and_the_model(tmp_path: Path) -> None:
     assert "funes/plugins/claude/funes/.claude-plugin/plugin.json" in expected
     assert expected <= names, sorted(expected - names)
     assert "funes/entry.py" in names and "funes/installers/claude.py" in names
+    # The default install stays light: torch only ever comes with an extra, never pinned.
+    metadata = zipfile.ZipFile(wheel).read(
+        next(n for n in names if n.endswith(".dist-info/METADATA"))
+    )
+    requires = [
+        line.split(":", 1)[1].strip()
+        for line in metadata.decode().splitlines()
+        if line.startswith("Requires-Dist:")
+    ]
+    default = [r for r in requires if "extra ==" not in r]
+    heavy = ("torch", "sentence-transformers", "sentence_transformers", "transformers")
+    assert not [r for r in default if r.split()[0].split(">")[0].split("=")[0] in heavy]
+    assert not [r for r in requires if r.startswith("torch")]
