@@ -197,7 +197,7 @@ async function listSessions(event) {
     { class: "session-row", tabindex: 0, "data-session": s.session_id,
       onclick: () => { location.hash = `session/${encodeURIComponent(s.session_id)}`; },
       onkeydown: (e) => { if (e.key === "Enter") location.hash = `session/${encodeURIComponent(s.session_id)}`; } },
-    el("td", { class: "when" }, when(s.start)),
+    el("td", { class: "when", title: s.session_id }, when(s.start)),
     el("td", {}, agentBadge(s.harness)),
     el("td", { title: s.workdir || s.repo }, project(s.workdir, s.repo)),
     el("td", { class: "num" }, s.turns),
