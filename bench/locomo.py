@@ -1,12 +1,14 @@
 """LoCoMo recall benchmark: funes recall against the plain BM25 baseline, in one run.
 
-    .venv/bin/python bench/locomo.py [--out DIR] [--k 50] [--half-life DAYS] [--no-second-pass]
+    .venv/bin/python bench/locomo.py [--out DIR] [--k 50] [--half-life DAYS]
+                                     [--reranker none|minilm|FOLDER] [--every N]
 
 Builds the corpus with ../shared/bench/locomo/run_all.sh into a temporary folder (never into
-shared/), indexes it into a temporary FUNES_HOME through the indexer, fills the second-pass
-vectors (backfill, as the hook worker would), asks every question through `funes.retrieve.recall`
-(the code path of `funes recall`), writes the scorer's results format and scores it beside the
-BM25 baseline. Also prints the split-half figures (even / odd questions) used to tune weights.
+shared/), indexes it into a temporary FUNES_HOME through the indexer, asks every question (or
+every Nth) through `funes.retrieve.recall` (the code path of `funes recall`) with the second
+pass `--reranker` names (default: funes's default, the first pass alone), writes the scorer's
+results format and scores it beside the BM25 baseline. Also prints the split-half figures
+(even / odd questions) used to tune weights.
 """
 
 from __future__ import annotations
@@ -56,7 +58,8 @@ def main() -> None:
     parser.add_argument("--out", type=Path, help="keep corpus and results here (default: temp)")
     parser.add_argument("--k", type=int, default=50, help="hits per question (scored: 50)")
     parser.add_argument("--half-life", type=float, default=None, help="recency half-life, days")
-    parser.add_argument("--no-second-pass", action="store_true")
+    parser.add_argument("--reranker", help="FUNES_RERANKER for this run (none, minilm, a folder)")
+    parser.add_argument("--every", type=int, default=1, help="ask every Nth question only")
     args = parser.parse_args()
 
     work = args.out or Path(tempfile.mkdtemp(prefix="funes-locomo-"))
@@ -73,23 +76,23 @@ def main() -> None:
     home = corpus / "corpus" / "home"
 
     from funes.index.indexer import index
-    from funes.retrieve import backfill_second_pass, recall
+    from funes.retrieve import recall
+
+    if args.reranker:
+        os.environ["FUNES_RERANKER"] = args.reranker
 
     started = time.monotonic()
     report = index(
         paths=[home / ".claude" / "projects", home / ".codex" / "sessions"], everything=True
     )
     print(f"indexed {report.chunks_added} chunks in {time.monotonic() - started:.1f}s")
-    if not args.no_second_pass:
-        started = time.monotonic()
-        fill = backfill_second_pass(budget_s=3600)
-        print(
-            f"second-pass vectors: {fill.encoded} in {time.monotonic() - started:.0f}s "
-            f"({fill.pending} left)"
-        )
-
+    if args.every > 1:  # score the asked questions only, the baseline included
+        asked = work / f"questions_every_{args.every}.jsonl"
+        lines = questions.read_text().splitlines()[:: args.every]
+        asked.write_text("".join(line + "\n" for line in lines))
+        questions = asked
     results = work / "funes_results.jsonl"
-    kwargs: dict = {"k": args.k, "neighbors": 0, "second_pass": not args.no_second_pass}
+    kwargs: dict = {"k": args.k, "neighbors": 0}
     if args.half_life is not None:
         kwargs["half_life_days"] = args.half_life
     latencies: list[float] = []

@@ -4,8 +4,9 @@
     .venv/bin/python bench/recall_latency.py [--source-home DIR] [--chunks 100000] [--queries 50]
 
 The memory is built by repeating a real indexed corpus (default: LoCoMo, built and indexed as
-bench/locomo.py does) under new session ids, reusing its vectors; the second-pass vectors are
-keyed by text, so the repeated passages share them, as after a finished background backfill.
+bench/locomo.py does) under new session ids, reusing its vectors, then maintained as the indexer
+leaves a memory (full-text index, btrees, the ANN index above its threshold). bench/dayzero.py
+measures the same on a heavy user's real-shaped history.
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import statistics
 import subprocess
 import sys
@@ -25,7 +25,7 @@ BENCH = Path(__file__).resolve().parent
 
 
 def build_source(work: Path) -> Path:
-    """A FUNES_HOME holding the indexed LoCoMo corpus and its second-pass vectors."""
+    """A FUNES_HOME holding the indexed LoCoMo corpus."""
     sys.path.insert(0, str(BENCH))
     from locomo import build_corpus
 
@@ -33,11 +33,9 @@ def build_source(work: Path) -> Path:
     os.environ["FUNES_HOME"] = str(home)
     build_corpus(work / "locomo")
     from funes.index.indexer import index
-    from funes.retrieve import backfill_second_pass
 
     corpus = work / "locomo" / "corpus" / "home"
     index(paths=[corpus / ".claude" / "projects", corpus / ".codex" / "sessions"], everything=True)
-    backfill_second_pass(budget_s=3600)
     return home
 
 
@@ -50,7 +48,6 @@ def repeat_memory(source_home: Path, target_home: Path, chunks: int) -> int:
     source = ChunkStore.open(source_home / "memory")
     rows = source.table.to_arrow()
     target_home.mkdir(parents=True, exist_ok=True)
-    shutil.copytree(source_home / "second-pass", target_home / "second-pass", dirs_exist_ok=True)
     import lancedb
 
     db = lancedb.connect(str(target_home / "memory"))
@@ -66,10 +63,9 @@ def repeat_memory(source_home: Path, target_home: Path, chunks: int) -> int:
         else:
             table.add(batch)
         copy += 1
-    from lancedb.index import FTS
+    from funes.index.maintenance import maintain
 
-    table.create_index("text", config=FTS(with_position=True), replace=True)
-    table.optimize()
+    maintain(ChunkStore.open(target_home / "memory"))
     return table.count_rows()
 
 
