@@ -21,9 +21,10 @@ def command(fix: bool, deep: bool, as_json: bool) -> None:
     memory. Each failing check says what to do. Exit status 0 when all pass, 1 otherwise.
 
     \b
-    --fix applies only repairs that lose nothing: rebuild a lost full-text index, fold new rows
-    into it, drop versions older than a week, put failed hook entries back in the queue and
-    start the queue worker.
+    --fix applies only repairs that lose nothing:
+      build a missing index (full-text, vector, id) and fold new rows into them,
+      drop old versions of the memory, put failed hook entries back in the queue,
+      start the queue worker.
     \b
     Examples:
       funes doctor

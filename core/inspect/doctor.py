@@ -2,8 +2,10 @@
 
 A probe is a function returning checks; a check may carry a `repair`, a safe, idempotent action
 that `run_checks(fix=True)` applies to failing checks before probing again. Only repairs that
-lose nothing are offered: rebuild an index, fold new rows into it, drop versions older than a
-week, put failed hook entries back in the queue, start the queue worker.
+lose nothing are offered: build a missing index and fold new rows into the indexes, drop old
+versions (storage upkeep as `funes.index.maintenance` does it), put failed hook entries back in
+the queue, start the queue worker. A writer holding the lock for hours is named, never killed:
+the kernel frees a flock when its holder dies, so there is no stale lock file to clear.
 """
 
 from __future__ import annotations
