@@ -1,11 +1,18 @@
-"""Redaction on the real corpus: what it flags (to judge false positives) and how fast it runs.
+"""Redaction in both directions: what it flags in history that holds no secret (false
+positives), which credentials it catches (true positives), and how fast it runs.
 
-The shared corpus holds real transcripts with no live credentials, so every finding is either a
-genuine leak in those public files or a false positive; each is printed with its context. Two
-views are scanned: parsed block text (what the indexer redacts) and the raw file lines
-(JSON-escaped, what a file-level gate sees). Speed is measured on ~1 KB chunks of block text,
-against a model2vec encode of the same chunks in the same run (the embedding cost every chunk
-pays anyway). Run: `python bench/redaction_fp.py [--corpus DIR] [--snippets N] [--json]`.
+- False positives: the shared corpus (real transcripts, no live credentials) or, with
+  `--haystack DIR`, a generated heavy-user history (`../shared/bench/haystack`) whose tool
+  outputs are real source code. Every finding there is either a genuine leak in those public
+  files or a false positive; each is counted by kind and printed with its context (⟦…⟧ marks
+  what would be replaced). Texts are parsed by funes's own trace sources, as the indexer does;
+  for the corpus the raw JSON lines are scanned too (what a file-level gate sees).
+- True positives: the credentials `tests/test_redact.py` builds at run time (one or more per
+  kind, plus the forms detect-secrets' plugins hold back at push time): how many are caught.
+- Speed: ~1 KB chunks of block text, against a model2vec encode of the same chunks in the same
+  run (the embedding cost every chunk pays anyway).
+
+Run: `python bench/redaction_fp.py [--corpus DIR | --haystack DIR] [--snippets N] [--json]`.
 """
 
 from __future__ import annotations
@@ -20,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+TESTS = Path(__file__).resolve().parents[1] / "tests"
 CHUNK_CHARS = 1000
 
 
@@ -51,26 +59,76 @@ def raw_lines(corpus: Path) -> list[str]:
 
 
 def findings_report(texts: list[str], snippets: int) -> dict[str, Any]:
+    """Findings by kind, each with its context; the same passage found N times (a file read
+    in several sessions) is listed once with its count."""
     from funes.index.redact import scan
 
-    by_kind: dict[str, list[str]] = defaultdict(list)
+    by_kind: dict[str, Counter[str]] = defaultdict(Counter)
+    texts_flagged = 0
     for text in texts:
-        for finding in scan(text):
-            context = text[max(0, finding.start - 50) : finding.end + 30]
-            by_kind[finding.kind].append(context.replace("\n", "⏎"))
+        found = scan(text)
+        texts_flagged += bool(found)
+        for finding in found:
+            before = text[max(0, finding.start - 60) : finding.start]
+            after = text[finding.end : finding.end + 30]
+            context = f"{before}⟦{text[finding.start : finding.end]}⟧{after}"
+            by_kind[finding.kind][context.replace("\n", "⏎")] += 1
     return {
         "texts": len(texts),
         "chars": sum(map(len, texts)),
-        "findings": {kind: len(found) for kind, found in sorted(by_kind.items())},
-        "examples": {kind: found[:snippets] for kind, found in sorted(by_kind.items())},
+        "texts_flagged": texts_flagged,
+        "findings": {kind: sum(found.values()) for kind, found in sorted(by_kind.items())},
+        "distinct": {kind: len(found) for kind, found in sorted(by_kind.items())},
+        "examples": {
+            kind: [f"{n}× {context}" for context, n in found.most_common(snippets)]
+            for kind, found in sorted(by_kind.items())
+        },
     }
 
 
-def speed_report(texts: list[str]) -> dict[str, float]:
+def detection_report() -> dict[str, Any]:
+    """The credentials the tests build at run time: how many are caught, per kind."""
+    from funes.index.redact import redact
+
+    sys.path.insert(0, str(TESTS))
+    import test_redact  # the tests own the credential builders
+
+    cases = [(kind, text, secret) for kind, text, secret in test_redact.PLANTED]
+    cases += [
+        (f"detect-secrets {name}", f"value: {secret}", secret)
+        for name, secret in test_redact.DETECT_SECRETS_FORMS.items()
+    ]
+    missed = [kind for kind, text, secret in cases if secret in redact(text)[0]]
+    return {
+        "credentials": len(cases),
+        "kinds": len({kind for kind, _, _ in cases}),
+        "caught": len(cases) - len(missed),
+        "missed": missed,
+    }
+
+
+def load_redactor(path: Path) -> Any:
+    """Another version of `funes/index/redact.py` (e.g. `git show REF:core/index/redact.py`), to
+    time it against the current one on the same chunks in the same run."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("redact_baseline", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["redact_baseline"] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+def speed_report(
+    texts: list[str], max_chunks: int, against: Path | None = None
+) -> dict[str, float]:
     from funes.index.embed import load_embedder
     from funes.index.redact import redact
 
     chunks = [t[i : i + CHUNK_CHARS] for t in texts for i in range(0, len(t), CHUNK_CHARS)]
+    if len(chunks) > max_chunks:  # an even sample over the whole history
+        chunks = chunks[:: len(chunks) // max_chunks][:max_chunks]
     embedder = load_embedder()
     embedder.encode(chunks[:100])  # warm-up
 
@@ -84,6 +142,12 @@ def speed_report(texts: list[str]) -> dict[str, float]:
 
     redact_s = timed(lambda: [redact(c) for c in chunks])
     embed_s = timed(lambda: embedder.encode(chunks))
+    versus: dict[str, float] = {}
+    if against is not None:
+        baseline = load_redactor(against).redact
+        baseline_s = timed(lambda: [baseline(c) for c in chunks])
+        redact_s = min(redact_s, timed(lambda: [redact(c) for c in chunks]))  # same conditions
+        versus = {"redact_cost_vs_baseline_redactor": round(redact_s / baseline_s, 2)}
     return {
         "chunks": len(chunks),
         "mean_chunk_chars": round(sum(map(len, chunks)) / len(chunks)),
@@ -92,33 +156,57 @@ def speed_report(texts: list[str]) -> dict[str, float]:
         "redact_us_per_kb": round(redact_s / sum(map(len, chunks)) * 1e9, 1),
         "embed_chunks_per_s": round(len(chunks) / embed_s),
         "redact_cost_vs_embed": round(redact_s / embed_s, 3),
+        **versus,
     }
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", type=Path, default=CORPUS)
+    parser.add_argument(
+        "--haystack",
+        type=Path,
+        help="scan this generated history (e.g. /tmp/funes-haystack/home) instead of the corpus",
+    )
     parser.add_argument("--snippets", type=int, default=5, help="examples shown per kind")
+    parser.add_argument("--speed-chunks", type=int, default=40_000, help="chunks timed at most")
+    parser.add_argument(
+        "--against", type=Path, help="an older redact.py to time against, in the same run"
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
 
-    blocks = block_texts(args.corpus)
+    source = args.haystack or args.corpus
+    blocks = block_texts(source)
     report: dict[str, Any] = {
+        "source": str(source),
         "blocks": findings_report(blocks, args.snippets),
-        "raw_lines": findings_report(raw_lines(args.corpus), args.snippets),
-        "speed": speed_report(blocks),
     }
+    if args.haystack is None:
+        report["raw_lines"] = findings_report(raw_lines(args.corpus), args.snippets)
+    report["detection"] = detection_report()
+    report["speed"] = speed_report(blocks, args.speed_chunks, args.against)
     if args.json:
         print(json.dumps(report, indent=2, ensure_ascii=False))
         return
     for view in ("blocks", "raw_lines"):
-        part = report[view]
+        part = report.get(view)
+        if part is None:
+            continue
         total = sum(Counter(part["findings"]).values())
-        print(f"== {view}: {part['texts']} texts, {part['chars']:,} chars, {total} findings")
+        print(
+            f"== {view} of {source}: {part['texts']:,} texts, {part['chars']:,} chars, "
+            f"{total} findings in {part['texts_flagged']} texts"
+        )
         for kind, count in part["findings"].items():
-            print(f"  {kind}: {count}")
+            print(f"  {kind}: {count} ({part['distinct'][kind]} distinct)")
             for example in part["examples"][kind]:
-                print(f"      …{example}…")
+                print(f"      {example}")
+    detection = report["detection"]
+    print(
+        f"== detection: {detection['caught']}/{detection['credentials']} credentials of "
+        f"{detection['kinds']} kinds caught; missed: {detection['missed'] or 'none'}"
+    )
     print("== speed (1 KB chunks of block text)")
     for key, value in report["speed"].items():
         print(f"  {key}: {value}")
