@@ -47,11 +47,12 @@ class LazyGroup(click.Group):
         module = importlib.import_module(f"funes.cli.{module_name}")
         return module.command
 
-
     def invoke(self, ctx: click.Context) -> object:
         from funes.cli.errors import friendly_errors
 
-        with friendly_errors([*ctx.protected_args, *ctx.args]):
+        # The command line after `funes` (click 9 keeps it all in `args`), to name --memory.
+        argv = [*getattr(ctx, "_protected_args", []), *ctx.args]
+        with friendly_errors(argv):
             return super().invoke(ctx)
 
 
