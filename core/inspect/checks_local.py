@@ -71,9 +71,10 @@ def _model_check(store: object, rows: int, path: Path) -> Check:
 
 
 def _index_checks(store: object, rows: int) -> list[Check]:
-    from funes.inspect.storage import VERSIONS_WARN, old_versions, storage_view
+    from funes.index.maintenance import health
+    from funes.inspect.storage import VERSIONS_WARN, old_versions
 
-    view = storage_view(store)
+    view = health(store)
     due = list(view.due)
     repair = _maintain_repair()
 
