@@ -58,4 +58,11 @@ def open_memory(spec: str | None = None) -> OpenedMemory:
 
         return open_remote_memory(spec)
     path = Path(spec).expanduser().resolve()
+    from funes.index.store import memory_exists
+
+    if not memory_exists(path):  # a folder the user named: say so, not "run funes add"
+        raise MemoryUnavailable(
+            f"no memory at {path}: check the path (a folder `funes index` or `funes push` "
+            "made), or leave out --memory to read the local memory"
+        )
     return OpenedMemory(store=ChunkStore.open(path), label=str(path))

@@ -303,6 +303,24 @@ def test_unreachable_remote_memory_without_a_copy_is_an_error_not_the_local_memo
     assert "redis" not in line
 
 
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["recall", "--memory", "{missing}", "redis"],
+        ["get", "a", "b", "--memory", "{missing}"],
+        ["status", "{missing}"],
+    ],
+    ids=["recall", "get", "status"],
+)
+def test_a_memory_folder_that_holds_no_memory_is_named_not_replaced(args, tmp_path) -> None:
+    build_memory(sample_turns())  # the local memory must not answer for the folder asked for
+    missing = tmp_path / "no-memory-here"
+    missing.mkdir()
+    args = [a.format(missing=missing) for a in args]
+
+    assert_one_error_line(run(*args), f"no memory at {missing}", "check the path")
+
+
 @pytest.mark.slow
 def test_mcp_recall_from_an_unreachable_remote_is_an_error_line() -> None:
     import anyio
