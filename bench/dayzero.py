@@ -197,6 +197,26 @@ def ann_vs_exact(funes_home: Path, queries: list[str]) -> dict[str, Any]:
     }
 
 
+def ann_on_a_slice(source_home: Path, rows: int, work: Path, queries: list[str]) -> dict:
+    """ANN against exact search on the first `rows` rows of a measured memory, copied into a
+    memory of their own and maintained as the indexer leaves one."""
+    from funes.index.maintenance import maintain
+    from funes.index.store import ChunkStore
+    from funes.lance import import_lancedb
+
+    source = ChunkStore.open(source_home / "memory")
+    target = work / f"home-slice-{rows}"
+    db = import_lancedb().connect(str(target / "memory"))
+    table = None
+    for batch in source.table.search().limit(rows).to_batches(8192):
+        if table is None:
+            table = db.create_table("chunks", data=batch, schema=source.table.schema)
+        else:
+            table.add(batch)
+    maintain(ChunkStore.open(target / "memory"))
+    return ann_vs_exact(target, queries)
+
+
 def turn_cost(home: Path, funes_home: Path, turns: int) -> dict[str, Any]:
     """Fire Claude Code's Stop hook after each new exchange of a growing session; time until
     the turn is found by recall, and the disk the memory gains per turn."""
@@ -359,6 +379,12 @@ def main() -> None:
     parser.add_argument("--every", type=int, default=8, help="every Nth LoCoMo question")
     parser.add_argument("--turns", type=int, default=6, help="hook firings per memory")
     parser.add_argument("--skip", action="append", default=[], choices=["12k", "340k"])
+    parser.add_argument(
+        "--ann-slice",
+        type=int,
+        default=100_000,
+        help="also measure ANN vs exact on this many rows of the large memory (0: skip)",
+    )
     args = parser.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("LANCEDB_LOG", "error")
@@ -373,6 +399,11 @@ def main() -> None:
         results["12k"] = measure_memory("12k", home, work / "home-12k", [corpus], args, work)
     if "340k" not in args.skip:
         results["340k"] = measure_memory("340k", home, work / "home-340k", None, args, work)
+        if args.ann_slice:
+            questions = _recall_questions(home)
+            results[f"ann_{args.ann_slice}"] = ann_on_a_slice(
+                work / "home-340k", args.ann_slice, work, questions
+            )
     text = json.dumps(results, indent=2, default=str)
     if args.json:
         args.json.write_text(text)
