@@ -16,8 +16,10 @@ from typing import Any
 import numpy as np
 
 # Past this many cached words the cache is dropped and rebuilt (bounded memory: 256-d float32
-# rows, about 1 KB a word).
-MAX_WORDS = 400_000
+# rows, about 1 KB a word, plus the word itself). Code-heavy histories have millions of distinct
+# "words" (identifiers glued to punctuation); 400k of them made a 340k-chunk first index peak
+# at 1.17 GB, most of it this cache and its doubling copies.
+MAX_WORDS = 150_000
 
 
 def supports(model: Any) -> bool:
@@ -63,7 +65,8 @@ class WordSumEncoder:
         has_tokens = lengths > 0
         needed = self._used + len(words)
         if needed > len(self._table):
-            grown = np.zeros((max(needed, 2 * len(self._table)), self.dim), dtype=np.float32)
+            size = max(needed, min(2 * len(self._table), MAX_WORDS + 1))
+            grown = np.zeros((size, self.dim), dtype=np.float32)
             grown[: self._used] = self._table[: self._used]
             self._table = grown
         self._table[self._used : needed] = sums
