@@ -83,3 +83,53 @@ def test_a_project_is_an_owner_name_identity() -> None:
     assert check_project(" acme/widgets/ ", None) == PROJECT
     with pytest.raises(CurateError, match="did you mean acme/widgets"):
         check_project("widgets", ChunkStore.open())
+
+
+def test_the_terminal_review_decides_with_arrow_keys(tmp_path: Path) -> None:
+    """The curses list in a real pseudo-terminal: → includes, ↓ moves, ← excludes, Enter ends,
+    then it offers to push (declined here)."""
+    import os
+    import pty
+    import select
+    import subprocess
+    import sys
+    import time
+
+    add_repo_sessions(WIDGET_SESSIONS, PROJECT)
+    order = [c.session_id for c in _review().candidates]  # newest first, as the list shows
+    primary, secondary = pty.openpty()
+    env = {**os.environ, "TERM": "xterm", "COLUMNS": "100", "LINES": "20", "HF_HUB_OFFLINE": "1"}
+    env.pop("FUNES_NO_TUI", None)
+    child = subprocess.Popen(
+        [sys.executable, "-m", "funes.cli", "curate", URI, "--project", PROJECT],
+        stdin=secondary,
+        stdout=secondary,
+        stderr=secondary,
+        env=env,
+        close_fds=True,
+    )
+    os.close(secondary)
+    screen = b""
+
+    def read_until(marker: bytes, timeout: float = 60.0) -> None:
+        nonlocal screen
+        deadline = time.monotonic() + timeout
+        while marker not in screen and time.monotonic() < deadline:
+            ready, _, _ = select.select([primary], [], [], 0.2)
+            if ready:
+                try:
+                    screen += os.read(primary, 65536)
+                except OSError:
+                    break
+        assert marker in screen, screen[-2000:]
+
+    read_until(b"pending")  # the help line is drawn
+    for key in (b"\x1b[C", b"\x1b[B", b"\x1b[D", b"\r"):  # → ↓ ← Enter
+        os.write(primary, key)
+        time.sleep(0.3)
+    read_until(b"Publish 1 session(s)")
+    os.write(primary, b"n\r")
+    child.wait(timeout=60)
+    os.close(primary)
+    saved = load_decisions(URI)
+    assert set(saved.include) == {order[0]} and saved.exclude == {order[1]}

@@ -120,7 +120,24 @@ def _loop(screen, review: Review, title: str) -> None:  # type: ignore[no-untype
         screen.addnstr(height - 1, 0, help_line, width - 1, curses.A_DIM)
         screen.refresh()
         code = screen.getch()
-        review.key(keys.get(code, chr(code) if 0 <= code < 256 else ""), page=rows)
+        name = _escape_sequence(screen) if code == 27 else None
+        review.key(name or keys.get(code, chr(code) if 0 <= code < 256 else ""), page=rows)
+
+
+_ARROWS = {"A": "up", "B": "down", "C": "right", "D": "left", "H": "home", "F": "end"}
+
+
+def _escape_sequence(screen) -> str | None:  # type: ignore[no-untyped-def]
+    """An arrow sent as `ESC [ C` or `ESC O C` that curses did not translate (a terminal left
+    in the other cursor-key mode); a lone ESC is None (it ends the review)."""
+    screen.nodelay(True)
+    try:
+        first, second = screen.getch(), screen.getch()
+    finally:
+        screen.nodelay(False)
+    if first in (ord("["), ord("O")) and 0 <= second < 256:
+        return _ARROWS.get(chr(second))
+    return None
 
 
 def _colours(curses) -> Callable[[Candidate], int]:  # type: ignore[no-untyped-def]
