@@ -116,9 +116,14 @@ def _is_placeholder(value: str) -> bool:
     low = stripped.lower()
     if low in _PLACEHOLDER_VALUES or any(word in low for word in _PLACEHOLDER_WORDS):
         return True
-    if any(word in low for word in _EXAMPLE_WORDS) or _has_sequence(low):
-        return True
     return len(set(low)) <= 2  # "aaaa", "0000", "x-x-x"
+
+
+def _is_example(value: str) -> bool:
+    """A value a person wrote for documentation ("secret123", "abcdef12345"), for detectors that
+    take any value bound to a secret-named key; a provider's key format is matched regardless."""
+    low = value.lower()
+    return any(word in low for word in _EXAMPLE_WORDS) or _has_sequence(low)
 
 
 _RUN = 5
@@ -160,7 +165,7 @@ def _entropy(value: str) -> float:
 def _looks_random(value: str) -> bool:
     """Machine-generated: long enough, letters and digits mixed, high per-character entropy.
     Identifiers (`getApiKeyForModel`) have no digits; prose has low entropy."""
-    if len(value) < 16 or _is_placeholder(value):
+    if len(value) < 16 or _is_placeholder(value) or _is_example(value):
         return False
     has_digit = any(c.isdigit() for c in value)
     has_alpha = any(c.isalpha() for c in value)
@@ -195,13 +200,15 @@ def _is_basic_credential(value: str) -> bool:
 
 def _is_password(value: str) -> bool:
     """Any value but a placeholder or a path (`"PWD": "/home/me"` is a working directory)."""
-    return not _is_placeholder(value) and not re.fullmatch(r"~?/[\w.\-/]+", value)
+    if _is_placeholder(value) or _is_example(value):
+        return False
+    return not re.fullmatch(r"~?/[\w.\-/]+", value)
 
 
 def _is_env_value(value: str) -> bool:
     """An env-style value: not a reference, not a number/boolean/enum word like `false`, not
     the name of another variable (`"AWS_ACCESS_KEY_ID"`), a version or OID, or a file path."""
-    if _is_placeholder(value) or value.isdigit():
+    if _is_placeholder(value) or _is_example(value) or value.isdigit():
         return False
     if re.fullmatch(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+", value):  # a constant's or env var's name
         return False
