@@ -224,8 +224,16 @@ def test_a_reader_forgets_from_a_hub_memory_and_publishes_the_tombstone(
     )
     assert forgot.returncode == 0, forgot.stderr
     assert json.loads(forgot.stdout)["chunks"] == 2
-    # Gone from this machine's copy at once; published to every reader by a push.
-    assert "sess-redis" not in _sessions_recalled("why did we drop the redis cache", REPO)
+    # Gone from this machine's copy at once (the next command reads without it) ...
+    recalled = subprocess.run(
+        [*FUNES, "recall", "why did we drop the redis cache", "--memory", REPO, "--json"],
+        capture_output=True,
+        text=True,
+        env=child_env(hub, reader, FUNES_REMOTE_CHECK_S="3600"),
+        check=True,
+    ).stdout
+    assert {h["session_id"] for h in json.loads(recalled)["hits"]} == {"sess-lance"}
+    # ... and published to every reader by a push.
     assert push(REPO).tombstoned == 2
 
     use_home(monkeypatch, tmp_path / "someone-else")

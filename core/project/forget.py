@@ -94,7 +94,8 @@ def apply(forget_plan: ForgetPlan) -> Path:
 
             cache = RemoteCache(parse_remote_spec(forget_plan.remote))
             with cache.locked():
-                purge_rows(forget_plan.store, forget_plan.ids)
+                # Readers may hold the copy open: delete (see funes.project.published).
+                forget_plan.store.delete_ids(forget_plan.ids)
                 # The remote still holds them: the next push publishes the tombstone.
                 state = read_state(cache)
                 state.unpublished |= set(forget_plan.ids) - state.published

@@ -88,9 +88,10 @@ def honour_tombstones(cache: Any, remote: Any, head: str) -> PublishedState:
         present = store.known_ids(sorted(doomed)) if doomed else set()
         state.unpublished |= (present & mine) - state.published
         if present:
-            from funes.project.forget import purge_rows
-
-            purge_rows(store, sorted(present))
+            # A plain delete, not a purge: other processes may be reading this copy at an older
+            # version, and the bytes are on the Hub anyway until `--purge-history` (after
+            # which every copy is rebuilt from the rewritten shards).
+            store.delete_ids(sorted(present))
     state.unpublished -= state.published
     write_state(cache, state)
     return state
