@@ -54,7 +54,7 @@ def _remote_check(view) -> Check:  # view: funes.inspect.syncview.RemoteView
         fallback = (
             "recall uses the cached copy"
             if view.cached
-            else "recall falls back to the local memory"
+            else "recall from it is an error until it is reached once (no copy here)"
         )
         return Check(
             name,
