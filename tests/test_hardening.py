@@ -123,7 +123,9 @@ def _truncate_a_data_file(memory: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "args", [["status"], ["get", "s-shop-0001", "u2"], ["scrub"]], ids=lambda a: a[0]
+    "args",
+    [["status"], ["get", "s-shop-0001", "u2"], ["scrub"], ["recall", "redis"]],
+    ids=lambda a: a[0],
 )
 def test_truncated_lance_file_names_the_memory_and_the_way_out(args) -> None:
     memory = build_memory(sample_turns())

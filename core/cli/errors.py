@@ -31,6 +31,16 @@ def friendly_errors(args: Sequence[str]) -> Iterator[None]:
         yield
     except MemoryUnavailable as error:
         raise click.ClickException(str(error)) from None
+    except click.ClickException as error:
+        # A command that reports a failed search in its own words (`recall`: "vector search
+        # failed (lance error: …) — run `funes index`") would send the user to a fix that does
+        # not mend a damaged file: name the damage and the way out instead.
+        if is_damaged_memory(error) and "damaged" not in error.message:
+            first = error.message.split("(", 1)[-1]
+            raise click.ClickException(
+                damaged_memory_message(memory_label(memory_spec_in(args)), RuntimeError(first))
+            ) from None
+        raise
     except (OSError, RuntimeError) as error:
         message = describe(error, memory_spec_in(args))
         if message is None:
