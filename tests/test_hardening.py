@@ -183,6 +183,23 @@ def test_hermes_config_with_invalid_utf8_is_one_line() -> None:
     assert snapshot(hermes_home()) == before
 
 
+@pytest.mark.parametrize(
+    ("agent", "variable", "relative"),
+    [
+        ("pi", "PI_CODING_AGENT_DIR", "settings.json"),
+        ("claude", "CLAUDE_CONFIG_DIR", "settings.json"),
+    ],
+)
+def test_json_agent_config_with_invalid_utf8_is_one_line(agent, variable, relative) -> None:
+    config = Path(os.environ[variable]) / relative
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_bytes(b'{\n  "theme": "dark",\n  "name": "caf\xe9"\n}\n')
+    before = snapshot(config.parent)
+
+    assert_one_error_line(run("add", agent, "--budget", "0"), f"{relative}:3", "UTF-8")
+    assert snapshot(config.parent) == before
+
+
 def test_agent_config_that_is_a_folder_is_one_line() -> None:
     (codex_home() / "config.toml").mkdir()
     assert_one_error_line(run("add", "codex", "--budget", "0"), "config.toml", "folder")
