@@ -8,7 +8,6 @@ and keeps its traceback.
 
 from __future__ import annotations
 
-import importlib.util
 import os
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -99,8 +98,6 @@ def damaged_memory_message(label: str, error: BaseException) -> str:
     if len(detail) > 160:
         detail = detail[:157] + "…"
     rebuild = f"move it aside (`mv {label} {label}.damaged`), then rebuild: `funes index --all`"
-    if importlib.util.find_spec("funes.cli.doctor_cmd") is not None:
-        rebuild = f"run `funes doctor --fix`, or {rebuild}"
     return f"memory {label} is damaged ({detail}): {rebuild}"
 
 
