@@ -97,7 +97,16 @@ def damaged_memory_message(label: str, error: BaseException) -> str:
     detail = detail.split(", /rustc/")[0]  # lance appends the Rust source location
     if len(detail) > 160:
         detail = detail[:157] + "…"
-    rebuild = f"move it aside (`mv {label} {label}.damaged`), then rebuild: `funes index --all`"
+    from funes.memory import is_remote_spec
+
+    if is_remote_spec(label):  # the damage is in this machine's copy: fetch it again
+        from funes.sync.remote import RemoteCache
+        from funes.sync.spec import parse_remote_spec
+
+        copy = RemoteCache(parse_remote_spec(label)).dir
+        rebuild = f"delete this machine's copy (`rm -r {copy}`) and read it again"
+    else:
+        rebuild = f"move it aside (`mv {label} {label}.damaged`), then rebuild: `funes index --all`"
     return f"memory {label} is damaged ({detail}): {rebuild}"
 
 
