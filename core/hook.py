@@ -161,8 +161,21 @@ def rotate_log(path: Path, max_bytes: int = LOG_MAX_BYTES) -> None:
         pass
 
 
+def remove_stale_spool_tmp(older_than_s: float = 60.0) -> None:
+    """Delete `queue/.*.tmp` files that a hook killed between write and rename left behind (a
+    live one is renamed within milliseconds); run when a worker is started, not on every hook."""
+    cutoff = time.time() - older_than_s
+    for leftover in queue_dir().glob(".*.tmp"):
+        try:
+            if leftover.stat().st_mtime < cutoff:
+                leftover.unlink()
+        except OSError:
+            continue
+
+
 def spawn_worker() -> None:
     """Start the queue worker (`python -m funes.hook_worker`) detached, logging to logs/."""
+    remove_stale_spool_tmp()
     log_folder = logs_dir()
     log_folder.mkdir(parents=True, exist_ok=True)
     log_path = log_folder / "worker.log"

@@ -428,6 +428,22 @@ def test_stale_state_tmp_files_are_removed_by_the_next_index(tmp_funes_home) -> 
     assert json.loads((tmp_funes_home / "state.json").read_text())["version"] == 1
 
 
+def test_stale_spool_tmp_files_are_removed_when_a_worker_starts(tmp_funes_home) -> None:
+    from funes.hook import queue_dir, remove_stale_spool_tmp
+
+    queue = queue_dir()
+    queue.mkdir(parents=True)
+    stale, live = queue / ".123-1-ab.json.tmp", queue / ".456-2-cd.json.tmp"
+    for leftover in (stale, live):
+        leftover.write_text('{"agent": "co')
+    old = time.time() - 3600
+    os.utime(stale, (old, old))
+
+    remove_stale_spool_tmp()
+
+    assert not stale.exists() and live.exists()
+
+
 def test_a_binary_file_does_not_hide_other_warnings(tmp_path) -> None:
     projects = Path(os.environ["CLAUDE_CONFIG_DIR"]) / "projects" / "p"
     projects.mkdir(parents=True)
