@@ -111,11 +111,13 @@ class _Config:
         import re
 
         lines = self.original.splitlines(keepends=True)
+        nl = "\r\n" if "\r\n" in self.original else "\n"  # the file's own line ending
         section = self.data.get("plugins")
         if section is None:
+            block = f"plugins:{nl}  enabled:{nl}  - {name}"
             if lines and not lines[-1].endswith("\n"):  # keep the file's lack of a last newline
-                return self.original + f"\nplugins:\n  enabled:\n  - {name}"
-            return self.original + f"plugins:\n  enabled:\n  - {name}\n"
+                return self.original + nl + block
+            return self.original + block + nl
         if not isinstance(section, dict) or not section or section.fa.flow_style():
             return None
         enabled = section.get("enabled")
@@ -125,7 +127,7 @@ class _Config:
             if prefix.strip():
                 return None
             plugins_line = self.data.lc.key("plugins")[0]
-            lines.insert(plugins_line + 1, f"{prefix}enabled:\n{prefix}- {name}\n")
+            lines.insert(plugins_line + 1, f"{prefix}enabled:{nl}{prefix}- {name}{nl}")
             return "".join(lines)
         line, column = enabled.lc.line, enabled.lc.col
         if enabled == [] and lines[line][column:].startswith("["):  # `[]` → `[name]`
@@ -144,7 +146,7 @@ class _Config:
         prefix = lines[line][:column]
         if prefix.strip() != "-":
             return None
-        lines.insert(line + 1, f"{prefix}{name}\n")
+        lines.insert(line + 1, f"{prefix}{name}{nl}")
         return "".join(lines)
 
     def text_removing(self, name: str) -> str | None:

@@ -285,23 +285,24 @@ HERMES_CONFIGS = {
     "empty-flow-list": "plugins:\n  enabled: []\nmodel:\n    name: x\n",
     "no-plugins-no-final-newline": 'model:\n  name: "x"\n  opts: {a: 1}\n\n\nfoo: bar',
     "plugins-without-enabled": "model:\n    name: x   # c\nplugins:\n    disabled: [a]\n",
+    "crlf": "model:\r\n    name: x\r\nplugins:\r\n  enabled:\r\n  - a\r\n",
 }
 
 
 @pytest.mark.parametrize("original", HERMES_CONFIGS.values(), ids=HERMES_CONFIGS.keys())
 def test_add_and_remove_hermes_change_only_the_funes_line(original) -> None:
     config = hermes_home() / "config.yaml"
-    config.write_text(original)
+    config.write_bytes(original.encode())
 
     assert run("add", "hermes", "--budget", "0").exit_code == 0
-    added = config.read_text()
+    added = config.read_bytes().decode()
     kept = [line for line in original.splitlines() if line.strip()]
     assert all(line in added.splitlines() for line in kept if "enabled" not in line)
     assert "funes" in added
     assert "changed:" not in run("add", "hermes", "--budget", "0").output  # idempotent
 
     assert run("remove", "hermes").exit_code == 0
-    assert config.read_text() == original
+    assert config.read_bytes() == original.encode()
 
 
 # --- remote memories ----------------------------------------------------------------------------
