@@ -87,6 +87,8 @@ READ_ONLY = Path("/sys/kernel")  # even root cannot create files here
 
 
 def _read_only_home() -> Path:
+    if not READ_ONLY.is_dir():
+        pytest.skip("no /sys/kernel on this system")
     try:
         (READ_ONLY / ".funes-probe").touch()
     except OSError:
