@@ -17,7 +17,7 @@ ids are looked up in the file, Hermes rows by id) and scores, per half:
   counted as characters / 4, and turn hit@5 of those default answers.
 
 Questions with no answer in the corpus (category `none`) are not scored for hits; their count
-is reported. Run with FUNES_RERANKER=none for the first pass only (the default being measured).
+is reported. The first pass alone (the default ranking) is measured unless --second-pass.
 """
 
 from __future__ import annotations
@@ -407,7 +407,7 @@ def main() -> None:
     parser.add_argument("--k", type=int, default=10, help="hits scored per question")
     parser.add_argument("--split", choices=["all", "tuning", "heldout"], default="all")
     parser.add_argument("--json", type=Path, help="write the report here as JSON")
-    parser.add_argument("--second-pass", action="store_true", help="fill and use the second pass")
+    parser.add_argument("--second-pass", action="store_true", help="run the MiniLM second pass")
     parser.add_argument("--keep", type=Path, help="index into (or reuse) this folder")
     parser.add_argument("--show-misses", action="store_true", help="list questions missed at 5")
     parser.add_argument("--max-tokens", type=int, help="also measure answers packed to N tokens")
