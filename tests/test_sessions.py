@@ -87,6 +87,8 @@ def test_cli_lists_one_line_per_session_and_json_one_object_per_session(
     lines = human.output.splitlines()
     assert len(lines) == 4 and lines[-1].startswith("3 sessions")
     assert "codex" in lines[0] and FIRST_PROMPTS["codex"] in lines[0]
+    two = CliRunner().invoke(main, ["sessions", "-n", "2"]).output.splitlines()
+    assert len(two) == 3 and two[-1].startswith("the newest 2 sessions (--limit 0 lists all)")
 
     out = CliRunner().invoke(main, ["sessions", "--harness", "pi", "--json"])
     assert out.exit_code == 0, out.output

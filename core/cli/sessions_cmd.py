@@ -58,4 +58,7 @@ def command(
         raise click.ClickException(
             "no memory to read yet — run `funes add <agent>` (or `funes index`) first"
         ) from None
-    click.echo((format_sessions_json if as_json else format_sessions_human)(found), nl=False)
+    if as_json:
+        click.echo(format_sessions_json(found), nl=False)
+        return
+    click.echo(format_sessions_human(found, more=bool(limit) and len(found) == limit), nl=False)

@@ -221,7 +221,9 @@ def short_project(workdir: str, repo: str = "") -> str:
     return "/".join(parts[-2:]) or where
 
 
-def format_sessions_human(sessions: list[SessionSummary], width: int | None = None) -> str:
+def format_sessions_human(
+    sessions: list[SessionSummary], width: int | None = None, *, more: bool = False
+) -> str:
     """One line per session; the first prompt is clipped to a terminal's width (to
     PROMPT_CHARS when piped)."""
     if not sessions:
@@ -238,7 +240,12 @@ def format_sessions_human(sessions: list[SessionSummary], width: int | None = No
         room = max(width - len(head), 20) if width else PROMPT_CHARS
         lines.append(head + _clip(s.first_prompt or "-", room))
     noun = "session" if len(sessions) == 1 else "sessions"
-    lines.append(f"{len(sessions)} {noun} · `funes show SESSION` prints one whole")
+    shown = (
+        f"the newest {len(sessions)} {noun} (--limit 0 lists all)"
+        if more
+        else f"{len(sessions)} {noun}"
+    )
+    lines.append(f"{shown} · `funes show SESSION` prints one whole")
     return "\n".join(lines) + "\n"
 
 
