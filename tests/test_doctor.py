@@ -258,3 +258,25 @@ def test_a_bound_hub_memory_is_checked_for_reach_and_what_is_not_pushed(
     hub.stop()
     team = by_name(checks_remote.remote_checks())["remote hf://datasets/alice/team"]
     assert not team.ok and "unreachable" in team.detail and "cached copy" in team.detail
+
+
+def test_piled_up_versions_are_dropped_by_fix() -> None:
+    from recall_fixtures import build_memory, turn
+
+    from funes.index.chunking import chunk_turn
+    from funes.index.embed import load_embedder
+    from funes.inspect.storage import VERSIONS_WARN
+
+    build_memory([turn("s-base", "b0", 0, "the first turn")])
+    store, embedder = ChunkStore.open(), load_embedder()
+    for seq in range(1, VERSIONS_WARN + 5):  # one append per hook drain: a version each
+        chunks = chunk_turn(turn("s-base", f"b{seq}", seq, f"turn number {seq}"))
+        store.add(chunks, embedder.encode([c.text for c in chunks]))
+    assert len(store.table.list_versions()) > VERSIONS_WARN
+
+    disk = by_name(checks_local.memory_checks())["disk"]
+    assert not disk.ok and disk.repair is not None and "versions" in disk.detail
+    fixed = by_name([c for c in run_checks(fix=True) if c.name == "disk"])["disk"]
+    assert fixed.ok, fixed.detail
+    assert len(ChunkStore.open().table.list_versions()) < VERSIONS_WARN
+    assert ChunkStore.open().count() == VERSIONS_WARN + 5  # nothing lost
