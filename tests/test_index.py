@@ -155,20 +155,20 @@ def test_a_killed_run_leaves_a_readable_memory_and_the_next_run_completes_it(
     # Reference: a clean run in its own home.
     env_ref = {**env, "FUNES_HOME": str(tmp_path / "ref")}
     subprocess.run(
-        [*FUNES, "index", "--second-pass", "0", str(target)],
+        [*FUNES, "index", str(target)],
         env=env_ref,
         check=True,
         capture_output=True,
     )
     for delay in (0.8, 1.6, 2.4):
-        proc = subprocess.Popen([*FUNES, "index", "--second-pass", "0", str(target)], env=env)
+        proc = subprocess.Popen([*FUNES, "index", str(target)], env=env)
         time.sleep(delay)
         proc.send_signal(signal.SIGKILL)
         proc.wait()
         if local_memory_dir().exists():
             stored_ids()  # readable after the kill
     subprocess.run(
-        [*FUNES, "index", "--second-pass", "0", str(target)],
+        [*FUNES, "index", str(target)],
         env=env,
         check=True,
         capture_output=True,
@@ -187,7 +187,7 @@ def test_concurrent_writers_never_duplicate(corpus: Path) -> None:
     target = corpus / "funes-fixtures"
     procs = [
         subprocess.Popen(
-            [*FUNES, "index", "--second-pass", "0", str(target)], stderr=subprocess.PIPE
+            [*FUNES, "index", str(target)], stderr=subprocess.PIPE
         )
         for _ in range(3)
     ]

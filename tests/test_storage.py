@@ -236,3 +236,50 @@ def test_failed_hook_entries_are_retried_a_bounded_number_of_times() -> None:
     entry.write_text(json.dumps({"agent": "claude", "attempts": RETRY_ATTEMPTS}))
     os.utime(entry, (old, old))
     assert requeue_failed() == 0 and entry.exists()
+
+
+def test_a_turn_rewrites_its_own_resume_point_not_the_whole_history_state(
+    history: Path,
+) -> None:
+    from funes.index.state import state_path
+
+    index([history])
+    resume_dir = state_path().with_name("state.resume")
+    before = {p.name: p.stat().st_mtime_ns for p in resume_dir.iterdir()}
+    assert len(before) > 1
+    assert '"resume"' not in state_path().read_text()  # the compact part holds no resume data
+
+    transcript = _append_exchange(history, "zebracanary05")
+    index([transcript])
+    after = {p.name: p.stat().st_mtime_ns for p in resume_dir.iterdir()}
+    changed = {name for name in after if before.get(name) != after[name]}
+    assert len(changed) == 1  # the new unit's file; every other unit's untouched
+
+    # The next read of a grown unit resumes from its file: nothing re-read, nothing doubled.
+    with transcript.open("a") as handle:
+        handle.write(transcript.read_text().splitlines()[0].replace("u-", "u2-") + "\n")
+    report = index([transcript])
+    assert report.chunks_known == 0 and report.chunks_added == 1
+
+
+def test_a_state_with_inline_resume_points_moves_them_out_and_keeps_reading_on(
+    history: Path,
+) -> None:
+    from funes.index.state import IndexState, state_path
+
+    transcript = _append_exchange(history, "zebracanary06")
+    index([history])
+    state = IndexState.load()
+    raw = json.loads(state_path().read_text())
+    for key in raw["units"]:
+        raw["units"][key]["resume"] = state.resume_of(key)  # the layout of earlier releases
+    shutil.rmtree(state_path().with_name("state.resume"))
+    state_path().write_text(json.dumps(raw))
+    again = index([history])
+    assert again.chunks_added == 0 and again.units_read == 0
+    assert '"resume"' not in state_path().read_text()
+    with transcript.open("a") as handle:
+        handle.write(transcript.read_text().splitlines()[0].replace("u-", "u2-") + "\n")
+    grown = index([transcript])
+    assert grown.chunks_known == 0 and grown.chunks_added == 1  # resumed from the moved file
+    assert len(list(state_path().with_name("state.resume").iterdir())) == len(raw["units"])

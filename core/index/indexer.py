@@ -202,7 +202,8 @@ class _IndexRun:
         if recorded is not None and recorded.signature == signature:
             self.report.units_unchanged += 1
             return
-        resume = recorded.resume if recorded and recorded.harness == unit.source.harness else None
+        same_reader = recorded is not None and recorded.harness == unit.source.harness
+        resume = self.state.resume_of(unit.key) if same_reader else None
         result = unit.source.read(unit.path, resume or None)
         self.report.units_read += 1
         self.report.warnings.extend(result.warnings)
@@ -275,7 +276,8 @@ class _IndexRun:
             self.buffer = []
             self.buffer_ids = set()
         # State only after the rows it describes are committed.
-        self.state.units.update(self.pending_states)
+        for key, unit_state in self.pending_states.items():
+            self.state.record(key, unit_state)
         self.pending_states = {}
         self.state.save()
 
