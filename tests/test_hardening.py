@@ -375,6 +375,18 @@ def test_half_life_that_is_not_a_number_of_days_is_refused(value) -> None:
     assert_one_error_line(run("recall", "--half-life", value, "redis"), "--half-life", "≥ 0")
 
 
+@pytest.mark.parametrize("value", ["nan", "-1"])
+def test_add_budget_that_is_not_a_number_of_seconds_is_refused(value) -> None:
+    config = codex_home() / "config.toml"
+    config.write_text('model = "o3"\n')
+
+    result = run("add", "codex", "--budget", value, "--yes")
+
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert "--budget" in result.output and "seconds ≥ 0" in result.output
+    assert config.read_text() == 'model = "o3"\n'
+
+
 def test_half_life_zero_still_turns_recency_off() -> None:
     build_memory(sample_turns())
     result = run("recall", "--half-life", "0", "--format", "agent", "redis")

@@ -21,6 +21,7 @@ AGENT_CHOICES = ["claude", "codex", "pi", "hermes"]
     default=60.0,
     metavar="SECONDS",
     show_default=True,
+    callback=lambda ctx, param, value: _seconds(value),
     help="Time to spend indexing existing history now (0: none); hooks backfill the rest.",
 )
 @click.option(
@@ -91,6 +92,13 @@ def command(
         )
     _print_list("changed", result["changed"])
     _print_list("notes", result["notes"])
+
+
+def _seconds(value: float) -> float:
+    """A budget is a number of seconds ≥ 0 (`inf`: the whole history); NaN is refused."""
+    if value != value or value < 0:  # NaN is the one value not equal to itself
+        raise click.BadParameter(f"must be a number of seconds ≥ 0, not {value}")
+    return value
 
 
 def _print_list(title: str, items: list[str]) -> None:
