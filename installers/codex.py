@@ -7,7 +7,12 @@
   slow MCP server is up; marked `# added by funes` so remove knows it is ours), and `notify`.
 - `notify` is the always-on hook: Codex runs it after every turn without asking for trust. A
   user's own `notify` is kept by chaining: ours becomes `funes hook codex --chain <theirs...>`
-  and `funes hook` runs theirs with the same payload; remove restores theirs exactly.
+  and `funes hook` runs theirs with the same payload. Their line (value and comment; a string,
+  which Codex does not document, too) is kept in a comment on ours, and remove puts it back
+  byte for byte.
+- `hooks.json` is written back with its own indentation (spaces or tabs) and non-ASCII text.
+- A key funes edits with a shape it cannot edit safely (`mcp_servers = "oops"`, a `Stop` that is
+  not a list) is refused with file:line before anything is written.
 - `$CODEX_HOME/hooks.json` gets a `Stop` hook (it carries the transcript path). Codex runs
   hooks only once the user trusts them, so `install` says how: `/hooks` in the Codex TUI, or
   `trust_hooks()` (`funes add codex --trust-hooks`), which asks `codex app-server` to trust it.

@@ -5,8 +5,11 @@ Why a plugin rather than `mcp_servers:` + shell hooks: the plugin runs with no t
 the user; `hermes mcp add` asks to enable the tools), it needs no `hermes-agent[mcp]` extra, and
 one folder carries both the tools (`funes_recall`, `funes_get`) and the per-turn hook.
 
-config.yaml is edited as a ruamel.yaml round trip: comments, key order, quoting and the file's
-own indentation are kept; only `plugins.enabled` gains (or loses) `funes`.
+config.yaml gains (or loses) one line, `- funes` under `plugins.enabled` (or one item of a
+one-line `[a, b]`), so every other byte stays as the user wrote it, whatever their indentation
+or line endings; the edit is checked by loading it back. A shape a one-line edit cannot serve
+falls back to a ruamel.yaml round trip in the file's own layout (comments, order and quoting
+kept).
 """
 
 from __future__ import annotations
