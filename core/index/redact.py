@@ -4,9 +4,12 @@ Runs on every block at index time, so it is built for speed: the text is lower-c
 searched for each detector's trigger substrings, and only detectors whose trigger occurs run
 their regex; validation (placeholders, entropy, JWT headers, PEM bodies) runs only on matches.
 Detectors favour precision: a provider's key format is matched anywhere, a generic value only
-when it is bound to a secret-named key. Text is handled both raw and JSON-escaped (`\\n`, `\\"`),
-as transcripts hold both. Only the secret value is replaced; the key name around it stays, so a
-redacted chunk still reads (and is found) as "the GITHUB_TOKEN was set".
+when it is bound to a secret-named key on the same line, looks machine-made, and is not code (a
+call, a dotted or constant name, an env var name, an enum spelling its key) or a documentation
+example, because tool outputs are mostly source files (bench/redaction_fp.py --haystack).
+Text is handled both raw and JSON-escaped (`\\n`, `\\"`), as transcripts hold both. Only the
+secret value is replaced; the key name around it stays, so a redacted chunk still reads (and is
+found) as "the GITHUB_TOKEN was set".
 """
 
 from __future__ import annotations
