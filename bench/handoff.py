@@ -32,16 +32,17 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import re
 import statistics
 import sys
 import tempfile
 import time
-from collections import Counter, defaultdict
+from collections import defaultdict
 from pathlib import Path
 from typing import Any
+
+from plain_bm25 import BM25  # beside this script in bench/
 
 HERE = Path(__file__).resolve().parent
 RAW = HERE.parents[1] / "shared" / "bench" / "locomo" / "raw" / "locomo10.json"
@@ -97,7 +98,7 @@ class Conversation:
         self._bm25 = BM25([words(line) for line, _ in self.facts])
 
     def top_facts(self, question: str, k: int) -> list[tuple[str, str]]:
-        return [self.facts[i] for i in self._bm25.top(words(question), k)]
+        return [self.facts[i] for i in self._bm25.top(words(question), k, STOP)]
 
 
 def _sessions(conv: dict[str, Any]) -> list[tuple[int, list[dict]]]:
@@ -107,29 +108,6 @@ def _sessions(conv: dict[str, Any]) -> list[tuple[int, list[dict]]]:
         if match and isinstance(value, list):
             out.append((int(match.group(1)), value))
     return sorted(out, key=lambda p: p[0])
-
-
-class BM25:
-    def __init__(self, docs: list[list[str]], k1: float = 1.2, b: float = 0.75) -> None:
-        self.k1, self.b = k1, b
-        self.lengths = [len(d) for d in docs]
-        self.avg = sum(self.lengths) / max(1, len(docs))
-        self.postings: dict[str, list[tuple[int, int]]] = defaultdict(list)
-        for i, doc in enumerate(docs):
-            for term, count in Counter(doc).items():
-                self.postings[term].append((i, count))
-        n = len(docs)
-        self.idf = {
-            t: math.log(1 + (n - len(p) + 0.5) / (len(p) + 0.5)) for t, p in self.postings.items()
-        }
-
-    def top(self, query: list[str], k: int) -> list[int]:
-        scores: dict[int, float] = defaultdict(float)
-        for term in set(query) - STOP:
-            for i, count in self.postings.get(term, []):
-                norm = count + self.k1 * (1 - self.b + self.b * self.lengths[i] / self.avg)
-                scores[i] += self.idf[term] * count * (self.k1 + 1) / norm
-        return [i for i, _ in sorted(scores.items(), key=lambda p: (-p[1], p[0]))[:k]]
 
 
 # ---------------------------------------------------------------------- strategies

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from funes.cli.options import format_option, memories_option, output_format
+from funes.cli.options import format_option, memories_option, output_format, reading_memory
 from funes.retrieve.get import DEFAULT_WINDOW
 
 
@@ -35,23 +35,15 @@ def command(
     Example (the line `funes recall` prints under each passage):
       funes get 60f3c85c-ca6c-5274-ba4a-1671e1e1f8f2 79a3372d-da5c-5364-86a3-6a0f05086ff0
     """
-    from funes.index.store import MemoryNotFound
     from funes.project.multi import get_many
     from funes.retrieve import (
-        TurnNotFound,
         format_get_agent,
         format_get_human,
         format_get_json,
     )
 
-    try:
+    with reading_memory():
         result = get_many(memory, session_id, turn_uuid, window=window)
-    except TurnNotFound as error:
-        raise click.ClickException(str(error)) from None
-    except MemoryNotFound:
-        raise click.ClickException(
-            "no memory to read yet — run `funes add <agent>` (or `funes index`) first"
-        ) from None
     render = {"json": format_get_json, "human": format_get_human, "agent": format_get_agent}[
         output_format(fmt, as_json)
     ]

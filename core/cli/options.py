@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import click
@@ -43,3 +44,23 @@ def output_format(fmt: str | None, as_json: bool) -> str:
     if as_json:
         return "json"
     return fmt or ("human" if sys.stdout.isatty() else "agent")
+
+
+NO_MEMORY_YET = "no memory to read yet — run `funes add <agent>` (or `funes index`) first"
+
+
+@contextmanager
+def reading_memory() -> Iterator[None]:
+    """A read's expected failures as one error line: no memory yet, an unknown session or
+    turn, a bad filter value."""
+    from funes.index.store import MemoryNotFound
+    from funes.retrieve.get import TurnNotFound
+
+    try:
+        yield
+    except TurnNotFound as error:
+        raise click.ClickException(str(error)) from None
+    except MemoryNotFound:
+        raise click.ClickException(NO_MEMORY_YET) from None
+    except ValueError as error:
+        raise click.BadParameter(str(error)) from None

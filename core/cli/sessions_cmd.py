@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from funes.cli.options import memory_option
+from funes.cli.options import memory_option, reading_memory
 
 HARNESS_CHOICES = ["claude", "claude_code", "codex", "pi", "hermes", "parquet"]
 
@@ -45,19 +45,12 @@ def command(
       funes sessions --project shop --json
       funes show 60f3c85c          # one whole session
     """
-    from funes.index.store import MemoryNotFound
     from funes.inspect.sessions import format_sessions_human, format_sessions_json, list_sessions
 
-    try:
+    with reading_memory():
         found = list_sessions(
             memory, harness=harness, project=project, since=since, until=until, limit=limit
         )
-    except ValueError as error:
-        raise click.BadParameter(str(error)) from None
-    except MemoryNotFound:
-        raise click.ClickException(
-            "no memory to read yet — run `funes add <agent>` (or `funes index`) first"
-        ) from None
     if as_json:
         click.echo(format_sessions_json(found), nl=False)
         return

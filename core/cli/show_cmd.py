@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from funes.cli.options import format_option, memory_option, output_format
+from funes.cli.options import format_option, memory_option, output_format, reading_memory
 
 
 @click.command("show")
@@ -22,23 +22,15 @@ def command(session: str, memory: str | None, as_json: bool, fmt: str | None) ->
       funes show 60f3c85c --json
       funes show 60f3c85c --memory my-org/team-memory | less
     """
-    from funes.index.store import MemoryNotFound
     from funes.inspect.sessions import (
         format_show_agent,
         format_show_human,
         format_show_json,
         show_session,
     )
-    from funes.retrieve.get import TurnNotFound
 
-    try:
+    with reading_memory():
         view = show_session(session, memory)
-    except TurnNotFound as error:
-        raise click.ClickException(str(error)) from None
-    except MemoryNotFound:
-        raise click.ClickException(
-            "no memory to read yet — run `funes add <agent>` (or `funes index`) first"
-        ) from None
     render = {"json": format_show_json, "human": format_show_human, "agent": format_show_agent}[
         output_format(fmt, as_json)
     ]

@@ -17,7 +17,7 @@ from datetime import datetime
 from typing import Any
 
 from funes.retrieve.filters import Filters, quote_sql
-from funes.retrieve.get import GetResult, TurnNotFound
+from funes.retrieve.get import GetResult, resolve_session
 
 # Columns a summary needs; the text column (most of a memory's bytes) is read only for the first
 # prompts of the sessions actually listed.
@@ -164,24 +164,6 @@ def _fill_first_prompts(store: Any, summaries: list[SessionSummary]) -> None:
 
 def _clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def resolve_session(store: Any, session: str) -> str:
-    """The full id of the one session `session` names (its id or a unique prefix)."""
-    session = session.strip()
-    if not session:
-        raise TurnNotFound("no session id given")
-    if store.count(f"session_id = {quote_sql(session)}"):
-        return session
-    rows = store.scan(["session_id"], where=f"starts_with(session_id, {quote_sql(session)})")
-    found = sorted(set(rows.column("session_id").to_pylist()))
-    if not found:
-        raise TurnNotFound(f"session {session} not found in this memory")
-    if len(found) > 1:
-        raise TurnNotFound(
-            f"session prefix {session} matches {len(found)} sessions: give more of the id"
-        )
-    return found[0]
 
 
 def show_session(session: str, memory: str | None = None) -> SessionView:

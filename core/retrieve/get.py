@@ -60,7 +60,7 @@ def get_turns(
     from funes.index.chunking import stitch
 
     store, label, notes = open_store(memory)
-    session_id = _resolve_session(store, session_id.strip())
+    session_id = resolve_session(store, session_id.strip())
     columns = ["turn_uuid", "seq", "ts", "role", "harness", "workdir", "source_path"]
     rows = store.scan(
         [*columns, "block_type", "tool_name", "block_idx", "split_idx", "text"],
@@ -92,7 +92,9 @@ def get_turns(
     return GetResult(session_id, turn_uuid, label, list(turns.values()), notes)
 
 
-def _resolve_session(store: Any, session: str) -> str:
+def resolve_session(store: Any, session: str) -> str:
+    """The full id of the one session `session` names (its id or a unique prefix)."""
+    session = session.strip()
     if not session:
         raise TurnNotFound("no session id given")
     if store.count(f"session_id = {quote_sql(session)}"):
