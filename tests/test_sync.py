@@ -206,7 +206,7 @@ def test_offline_falls_back_to_the_cached_copy_never_to_local(hub, monkeypatch, 
     assert any("unreachable" in n and "cached" in n for n in result.notes)
 
     use_home(monkeypatch, tmp_path / "writer")  # never read the remote: no copy of it here
-    with pytest.raises(RemoteUnreachable, match="alice/other.*go online once"):
+    with pytest.raises(RemoteUnreachable, match=r"alice/other.*go online once"):
         open_memory("alice/other")  # an error, never the local memory answering instead
 
 
