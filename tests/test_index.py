@@ -186,10 +186,7 @@ def test_a_killed_run_leaves_a_readable_memory_and_the_next_run_completes_it(
 def test_concurrent_writers_never_duplicate(corpus: Path) -> None:
     target = corpus / "funes-fixtures"
     procs = [
-        subprocess.Popen(
-            [*FUNES, "index", str(target)], stderr=subprocess.PIPE
-        )
-        for _ in range(3)
+        subprocess.Popen([*FUNES, "index", str(target)], stderr=subprocess.PIPE) for _ in range(3)
     ]
     for proc in procs:
         proc.wait(timeout=300)
