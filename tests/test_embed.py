@@ -119,3 +119,32 @@ def test_embedding_never_imports_torch() -> None:
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=120
     )
     assert done.stdout.strip() == "[]"
+
+
+def test_the_bundled_model_loads_without_model2vec_and_embeds_as_it_does() -> None:
+    from model2vec import StaticModel
+
+    probe = (
+        "import sys; from funes.index.embed import load_embedder; "
+        "load_embedder().encode(['a cold recall embeds one query']); "
+        "print('model2vec' in sys.modules, 'huggingface_hub' in sys.modules)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=120
+    )
+    assert done.stdout.split() == ["False", "False"]
+
+    texts = [
+        "why did we drop the redis cache",
+        "def stitch(pieces): return ''.join(pieces)  # überschüssig",
+        "ÜNÏCÖDÉ, CamelCaseIdentifiers and [UNK] tokens",
+        "",
+    ] * 20  # 80 texts: the word-cache path as well as the single-text one
+    ours = load_embedder().encode(texts)
+    reference = np.asarray(
+        StaticModel.from_pretrained(str(BUNDLED_MODEL_DIR)).encode(texts), dtype=np.float32
+    )
+    norms = np.linalg.norm(reference, axis=1, keepdims=True)
+    np.divide(reference, norms, out=reference, where=norms > 0)
+    assert np.allclose(ours, reference, atol=1e-5)
+    assert np.allclose(load_embedder().encode(texts[:1]), reference[:1], atol=1e-5)

@@ -20,6 +20,8 @@ import numpy as np
 # "words" (identifiers glued to punctuation); 400k of them made a 340k-chunk first index peak
 # at 1.17 GB, most of it this cache and its doubling copies.
 MAX_WORDS = 150_000
+# Up to this many token rows a batch is summed with numpy alone (see _segment_sums).
+DENSE_MAX_ROWS = 2_048
 
 
 def supports(model: Any) -> bool:
@@ -97,8 +99,16 @@ def _segment_sums(
     """out[i] = Σ weights·table[rows] over the i-th run of `lengths` consecutive rows.
 
     A sparse (segments × table rows) matrix times the table: gathering the rows densely first
-    would move a gigabyte through memory for a corpus-sized batch.
+    would move a gigabyte through memory for a corpus-sized batch. A few rows (a query) are
+    gathered directly instead: importing scipy costs a cold `funes recall` more than the sum.
     """
+    if len(rows) <= DENSE_MAX_ROWS:
+        out = np.zeros((len(lengths), table.shape[1]), dtype=np.float32)
+        gathered = table[rows].astype(np.float32, copy=False)
+        if weights is not None:
+            gathered = gathered * weights[:, None]
+        np.add.at(out, np.repeat(np.arange(len(lengths)), lengths), gathered)
+        return out
     from scipy import sparse
 
     segments = np.repeat(np.arange(len(lengths)), lengths)
