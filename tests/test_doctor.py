@@ -60,6 +60,19 @@ def by_name_json(data: dict) -> dict:
     return {c["name"]: c for c in data["checks"]}
 
 
+def test_a_truncated_data_file_is_found_with_the_way_out(corpus: Path) -> None:
+    index([corpus / "funes-fixtures"])
+    healthy = by_name_json(doctor_json()[1])["stored data"]
+    assert healthy["ok"] and "rows read back" in healthy["detail"]
+    data = sorted((funes_home() / "memory" / "chunks.lance" / "data").glob("*.lance"))
+    with open(data[0], "r+b") as handle:
+        handle.truncate(100)  # a copy cut short, a disk that filled up mid-write
+    code, report = doctor_json()
+    stored = by_name_json(report)["stored data"]
+    assert code == 1 and not stored["ok"]
+    assert "funes index --all" in stored["fix"] and "aside" in stored["fix"]
+
+
 def test_a_lost_fulltext_index_is_found_and_rebuilt_by_fix(corpus: Path) -> None:
     index([corpus / "funes-fixtures"])
     ChunkStore.open().table.drop_index("text_idx")

@@ -9,6 +9,7 @@ import os
 import shutil
 import time
 from pathlib import Path
+from typing import Any
 
 from funes.inspect.doctor import Check
 from funes.paths import funes_home, local_memory_dir
@@ -48,9 +49,35 @@ def memory_checks() -> list[Check]:
                 f"move {path} aside and rebuild it with `funes index --all`",
             )
         ]
-    checks = [_model_check(store, rows, path)]
+    checks = [_model_check(store, rows, path), _data_check(store, rows, path)]
     checks += _index_checks(store, rows)
     return checks
+
+
+def _data_check(store: Any, rows: int, path: Path) -> Check:
+    """Every stored row read back, every column: a truncated or damaged data file (a full disk,
+    a copy cut short) shows here, not only when a recall happens to touch it. About a second per
+    100k chunks."""
+    read = 0
+    try:
+        for batch in store.table.search().limit(max(rows, 1)).to_batches(8192):
+            read += batch.num_rows
+    except Exception as error:
+        reason = str(error).strip().splitlines()[0][:160] if str(error).strip() else type(error)
+        return Check(
+            "stored data",
+            False,
+            f"{path}: a data file cannot be read ({reason})",
+            f"move {path} aside and rebuild it from the transcripts with `funes index --all`",
+        )
+    if read != rows:
+        return Check(
+            "stored data",
+            False,
+            f"{path}: {read} of {rows} rows could be read",
+            f"move {path} aside and rebuild it from the transcripts with `funes index --all`",
+        )
+    return Check("stored data", True, f"all {rows} rows read back")
 
 
 def _model_check(store: object, rows: int, path: Path) -> Check:
@@ -203,11 +230,12 @@ def backlog_checks() -> list[Check]:
             else "",
         )
     )
-    checks.append(_second_pass_check(stalled=_age_s(last) > STALLED_BACKLOG_S))
+    checks.append(_second_pass_check())
     return checks
 
 
-def _second_pass_check(*, stalled: bool) -> Check:
+def _second_pass_check() -> Check:
+    """Which second pass recall runs (nothing is precomputed, so nothing can fall behind)."""
     try:
         from funes.retrieve import second_pass_status
 
@@ -216,16 +244,14 @@ def _second_pass_check(*, stalled: bool) -> Check:
         return Check(
             "second pass", True, f"status unavailable ({error}); recall uses its first pass"
         )
-    waiting = int(status.get("pending") or 0)
-    detail = str(status.get("summary") or status.get("kind") or "none")
-    if waiting and stalled:
+    if status.get("note"):
         return Check(
             "second pass",
             False,
-            detail,
-            "run `funes index` (it precomputes the missing vectors within its budget)",
+            str(status["note"]),
+            "fix or unset FUNES_RERANKER (recall ranks by its first pass meanwhile)",
         )
-    return Check("second pass", True, detail)
+    return Check("second pass", True, str(status.get("summary") or status.get("kind") or "none"))
 
 
 def _age_s(iso: str) -> float:
