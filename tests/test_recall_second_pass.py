@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -37,21 +36,6 @@ def test_minilm_when_asked_rescores_live_and_stores_nothing(
     # Nothing precomputed, nothing written: a recall in a read-only home works the same.
     assert sorted(p.relative_to(funes_home()) for p in funes_home().rglob("*")) == before
     assert second_pass_status()["kind"] == "minilm"
-
-
-@needs_minilm
-def test_minilm_recall_answers_in_a_read_only_home(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("FUNES_RERANKER", "minilm")
-    build_memory(sample_turns())
-    home = funes_home()
-    modes = {p: p.stat().st_mode for p in [home, *home.rglob("*")] if p.is_dir()}
-    try:
-        for folder in modes:
-            os.chmod(folder, 0o555)
-        assert recall("redis cache", k=2).hits
-    finally:
-        for folder, mode in modes.items():
-            os.chmod(folder, mode)
 
 
 def test_none_turns_the_second_pass_off(monkeypatch: pytest.MonkeyPatch) -> None:
