@@ -56,15 +56,21 @@ def _said_text_near(table: Any, hits: list[Hit]) -> list[dict]:
     for hit in hits:
         low, high = spans.get(hit.session_id, (hit.seq, hit.seq))
         spans[hit.session_id] = (min(low, hit.seq), max(high, hit.seq))
-    where = " OR ".join(
-        f"(session_id = {quote_sql(sid)} AND seq >= {low - LOOK_BACK} "
-        f"AND seq <= {high + LOOK_AHEAD})"
-        for sid, (low, high) in sorted(spans.items())
-    )
-    where = f"({where}) AND block_type = 'text' AND role IN ('user', 'assistant')"
+    # One `session_id IN (…)` lookup (the btree answers it) and the seq windows applied here:
+    # an OR of per-session seq ranges made Lance scan, 60 ms against 7 ms at 340k chunks.
+    sessions = ", ".join(quote_sql(sid) for sid in sorted(spans))
+    where = f"session_id IN ({sessions}) AND block_type = 'text' AND role IN ('user', 'assistant')"
     columns = ["session_id", "turn_uuid", "seq", "role", "block_type", "text", "split_idx"]
     rows = table.search().where(where).select(columns).limit(100_000).to_list()
-    rows = [r for r in rows if int(r["split_idx"] or 0) == 0 and (r["text"] or "").strip()]
+    rows = [
+        r
+        for r in rows
+        if int(r["split_idx"] or 0) == 0
+        and (r["text"] or "").strip()
+        and spans[r["session_id"]][0] - LOOK_BACK
+        <= int(r["seq"])
+        <= spans[r["session_id"]][1] + LOOK_AHEAD
+    ]
     rows.sort(key=lambda r: int(r["seq"]))
     return rows
 
