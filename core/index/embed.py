@@ -54,7 +54,8 @@ class Embedder:
 
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        words = _word_encoder(self.model) if len(texts) >= WORD_PATH_MIN_TEXTS else None
+        summed = len(texts) >= WORD_PATH_MIN_TEXTS or getattr(self.model, "sums_words", False)
+        words = _word_encoder(self.model) if summed else None
         if words is not None:
             vectors = words.encode(texts)
         else:

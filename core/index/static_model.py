@@ -10,7 +10,6 @@ vectors from it. Other tokenizers go through model2vec as before (`funes.index.e
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +17,11 @@ import numpy as np
 
 
 class LightStaticModel:
-    """The attributes funes uses of `model2vec.StaticModel`, loaded from a local folder."""
+    """The attributes funes uses of `model2vec.StaticModel`, loaded from a local folder. It has
+    no `encode` of its own: `funes.index.embed` sums its words for every batch size."""
+
+    # Read by funes.index.embed: texts always take the word-sum path (one word cache a model).
+    sums_words = True
 
     def __init__(self, folder: Path) -> None:
         from safetensors.numpy import load_file
@@ -30,17 +33,7 @@ class LightStaticModel:
         self.token_mapping: np.ndarray | None = tensors.get("mapping")
         self.tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
         self.unk_token_id = _unk_token_id(self.tokenizer)
-        self.config: dict[str, Any] = json.loads((folder / "config.json").read_text())
         self.dim = int(self.embedding.shape[1])
-        self._words: Any = None
-
-    def encode(self, texts: Sequence[str], **_options: Any) -> np.ndarray:
-        """Unnormalised sums of token vectors (funes.index.embed normalises every row)."""
-        from funes.index.word_embed import WordSumEncoder
-
-        if self._words is None:
-            self._words = WordSumEncoder(self)
-        return self._words.encode(list(texts))
 
 
 def _unk_token_id(tokenizer: Any) -> int | None:
