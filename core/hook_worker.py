@@ -121,14 +121,15 @@ def _catch_up(harness: str) -> None:
     from funes.index.indexer import index
     from funes.project.targets import harness_target
 
+    target = harness_target(harness)
     report = index(
         harness=harness,
         budget_s=CATCH_UP_BUDGET_S,
         lock_wait_s=WRITER_WAIT_S,
-        memory_path=harness_target(harness),
+        memory_path=target,
         maintain=False,
     )
-    _touched.add(harness_target(harness))
+    _touched.add(target)
     log.info("catch-up %s: %s", harness, report)
 
 

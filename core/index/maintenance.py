@@ -9,8 +9,8 @@ run here when it is due rather than after every write:
   search to cost more than the index, and btrees on `id` and `session_id` that keep the
   indexer's "already stored?" lookups and the neighbour and `get` reads flat.
 - **Appended rows are folded in** (compaction of the small fragments, the new rows merged into
-  every index, versions older than `OLD_VERSION_AGE` dropped) once the unindexed tail or the
-  number of small fragments passes a threshold. The row threshold grows with the memory (a
+  every index, every older version dropped) once the unindexed tail or the number of fragments
+  passes a threshold. The row threshold grows with the memory (a
   share of it, with a floor and a ceiling), so a fold rewrites the memory only after a
   proportional amount of new work: the rewrite cost per new row stays bounded.
 
@@ -58,7 +58,6 @@ Progress = Callable[[str], None]
 class StorageHealth:
     rows: int = 0
     fragments: int = 0
-    small_fragments: int = 0
     fts_indexed: bool = False
     fts_unindexed: int = 0
     vector_index: bool = False
@@ -84,7 +83,6 @@ def health(store: Any) -> StorageHealth:
         stats = table.stats()
         fragment_stats = stats.get("fragment_stats", {}) if isinstance(stats, dict) else {}
         state.fragments = int(fragment_stats.get("num_fragments", 0))
-        state.small_fragments = int(fragment_stats.get("num_small_fragments", 0))
     except Exception:  # statistics are advisory; maintenance still works without them
         pass
     scalar: set[str] = set()
@@ -125,8 +123,8 @@ def _due(state: StorageHealth) -> list[str]:
 
 
 def maintain(store: Any, *, full: bool = False, progress: Progress | None = None) -> list[str]:
-    """Do the maintenance that is due (with `full`, also fold whatever is unindexed and drop
-    old versions); return what was done, for logs and reports."""
+    """Do the maintenance that is due (with `full`, also fold in whatever is unindexed); return
+    what was done, for logs and reports."""
     say = progress or (lambda _step: None)
     state = health(store)
     due = list(state.due)
@@ -183,12 +181,6 @@ def _fold(table: Any) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # lancedb warns that old versions go: that is the point
         table.optimize(cleanup_older_than=OLD_VERSION_AGE, delete_unverified=True)
-
-
-def _drop_old_versions(table: Any) -> None:
-    # optimize() is the only cleanup lancedb offers; right after an index build it finds little
-    # else to do.
-    _fold(table)
 
 
 def _index_names(table: Any) -> dict[str, str]:
