@@ -94,6 +94,10 @@ class IndexState:
             for key, value in raw.get("units", {}).items()
             if isinstance(value, dict)
         }
+        # Once a run, not on every save: the folder holds a file per transcript.
+        resume_dir = _resume_dir(path or state_path())
+        if resume_dir.is_dir():
+            remove_stale_tmp(resume_dir)
         # A state written before resume points had files of their own carries them inline:
         # they move out on the next save.
         inline = {key for key, unit in units.items() if unit.resume}
@@ -133,7 +137,6 @@ class IndexState:
         # beside an older signature, which re-reads the unit from where it really got to.
         if self.dirty:
             _resume_dir(path).mkdir(exist_ok=True)
-            remove_stale_tmp(_resume_dir(path))
         for key in sorted(self.dirty):
             unit = self.units.get(key)
             if unit is not None and unit.resume is not None:
