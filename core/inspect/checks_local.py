@@ -58,25 +58,18 @@ def _data_check(store: Any, rows: int, path: Path) -> Check:
     """Every stored row read back, every column: a truncated or damaged data file (a full disk,
     a copy cut short) shows here, not only when a recall happens to touch it. About a second per
     100k chunks."""
+    rebuild = f"move {path} aside and rebuild it from the transcripts with `funes index --all`"
     read = 0
     try:
         for batch in store.table.search().limit(max(rows, 1)).to_batches(8192):
             read += batch.num_rows
     except Exception as error:
-        reason = str(error).strip().splitlines()[0][:160] if str(error).strip() else type(error)
-        return Check(
-            "stored data",
-            False,
-            f"{path}: a data file cannot be read ({reason})",
-            f"move {path} aside and rebuild it from the transcripts with `funes index --all`",
-        )
+        lines = str(error).strip().splitlines()
+        reason = lines[0][:160] if lines else type(error).__name__
+        detail = f"{path}: a data file cannot be read ({reason})"
+        return Check("stored data", False, detail, rebuild)
     if read != rows:
-        return Check(
-            "stored data",
-            False,
-            f"{path}: {read} of {rows} rows could be read",
-            f"move {path} aside and rebuild it from the transcripts with `funes index --all`",
-        )
+        return Check("stored data", False, f"{path}: {read} of {rows} rows could be read", rebuild)
     return Check("stored data", True, f"all {rows} rows read back")
 
 
