@@ -45,18 +45,23 @@ def stats_block(stats: CardStats) -> str:
     )
 
 
-def render_card(spec_label: str, repo_id: str, stats: CardStats) -> str:
-    if stats.project:
-        return render_project_card(spec_label, repo_id, stats)
+def _front_matter(pretty_name: str) -> str:
+    """The dataset card's YAML header, the same tags for every funes memory."""
     return f"""---
-pretty_name: funes memory
+pretty_name: {pretty_name}
 tags:
 - funes
 - agent-memory
 - agent-traces
 - embeddings
 ---
+"""
 
+
+def render_card(spec_label: str, repo_id: str, stats: CardStats) -> str:
+    if stats.project:
+        return render_project_card(spec_label, repo_id, stats)
+    return f"""{_front_matter("funes memory")}
 # funes memory
 
 A durable memory of AI coding agent sessions (Claude Code, Codex, pi, Hermes), published by
@@ -81,15 +86,7 @@ Layout: `data/*.parquet`, one append-only shard per push (`{spec_label}`).
 
 
 def render_project_card(spec_label: str, repo_id: str, stats: CardStats) -> str:
-    return f"""---
-pretty_name: funes project memory of {stats.project}
-tags:
-- funes
-- agent-memory
-- agent-traces
-- embeddings
----
-
+    return f"""{_front_matter(f"funes project memory of {stats.project}")}
 # Project memory of {stats.project}
 
 The AI coding agent sessions (Claude Code, Codex, pi, Hermes) behind
