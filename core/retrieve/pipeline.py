@@ -16,6 +16,7 @@ from funes.retrieve.blend import (
     block_priors,
     session_support,
 )
+from funes.retrieve.coverage import coverage_bonus
 from funes.retrieve.filters import Filters
 from funes.retrieve.neighbours import MAX_NEIGHBOURS, attach_neighbours
 from funes.retrieve.recency import DEFAULT_HALF_LIFE_DAYS, check_half_life, recency_weight
@@ -90,7 +91,9 @@ def recall(
     if second_pass:
         pool, scores = _second_pass(query, pool, fulltext, vector, scores, result, clock)
     scores = scores * block_priors([row["block_type"] or "" for row in pool])
-    scores = session_support(scores, [row["session_id"] or "" for row in pool])
+    sessions = [row["session_id"] or "" for row in pool]
+    scores = session_support(scores, sessions)
+    scores = scores + coverage_bonus(query, pool, scores)
 
     recency = [
         recency_weight(row["ts"] or "", now=now, half_life_days=half_life_days) for row in pool
