@@ -5,12 +5,14 @@ walked can change without changing what is indexed."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from collections import Counter
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+import pytest
 import zstandard
 from trace_fixtures import CORPUS
 
@@ -181,3 +183,28 @@ def test_index_all_reads_each_agent_home_with_its_own_source(tmp_path: Path) -> 
     assert report.units_total == 16
     units = {str(Path(u.key).relative_to(tmp_path)) for u in discover_units()}
     assert units == {unit for unit, _ in AGENT_HOMES}
+
+
+def test_each_folder_is_listed_once_for_every_source(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = _mixed_folder(tmp_path / "mixed").resolve()
+    _hermes(tmp_path / "hermes")  # the Hermes home of this test
+    folders = Counter(str(p) for p in [root, *root.rglob("*")] if p.is_dir())
+    listed: Counter[str] = Counter()
+    scandir = os.scandir
+
+    def counting_scandir(path: str | os.PathLike[str] = ".") -> object:
+        listed[os.fspath(path)] += 1
+        return scandir(path)
+
+    monkeypatch.setattr(os, "scandir", counting_scandir)
+    assert len(discover_units([root])) == len(MIXED_FOLDER)
+    assert listed == folders  # one walk, not one per source
+
+    listed.clear()
+    assert discover_units()  # --all: each agent's home for its own source
+    home = tmp_path / "hermes"
+    # Of a Hermes home (which also holds its code and caches) only where it writes sessions.
+    hermes_places = [home, home / "sessions", home / "profiles", home / "profiles/work"]
+    assert listed == Counter(str(p) for p in hermes_places)

@@ -21,6 +21,7 @@ from funes.index.repo import resolve_repo
 from funes.index.state import IndexState, UnitState, state_path, unit_signature
 from funes.model import Chunk, Turn
 from funes.traces import TraceSource, all_sources
+from funes.traces.detect import find_units
 
 # A run with no path stops starting new units after this many seconds (the rest is backlog).
 DEFAULT_BUDGET_S = 60.0
@@ -73,29 +74,34 @@ class Unit:
 
 
 def discover_units(paths: Iterable[Path] | None = None, harness: str | None = None) -> list[Unit]:
-    """Units under `paths` (or every agent's default roots), newest first."""
+    """Units under `paths` (or every agent's default roots), newest first.
+
+    Each folder is walked once for all the sources that look in it (`find_units`): a named
+    folder for every source, an agent's default root for that agent's source only."""
     sources = [s for s in all_sources() if harness is None or s.harness == harness]
-    units: dict[str, Unit] = {}
+    steps: list[tuple[Path, TraceSource, bool]] = []  # (path, source, a folder?), in order
     if paths is None:
-        for source in sources:
-            for root in source.default_roots():
-                if root.exists():
-                    for unit in source.discover(root):
-                        units.setdefault(str(unit), Unit(unit, source))
-    else:
-        for path in paths:
-            path = Path(path).expanduser().resolve()
-            if not path.exists():
-                raise FileNotFoundError(f"no such path: {path}")
-            if path.is_file():
-                owner = next((s for s in sources if s.owns(path)), None)
-                if owner is None:
-                    raise ValueError(f"{path}: not a transcript funes can read")
-                units.setdefault(str(path), Unit(path, owner))
-                continue
-            for source in sources:
-                for unit in source.discover(path):
-                    units.setdefault(str(unit), Unit(unit, source))
+        steps = [(root, s, True) for s in sources for root in s.default_roots() if root.exists()]
+    for path in paths or []:
+        path = Path(path).expanduser().resolve()
+        if not path.exists():
+            raise FileNotFoundError(f"no such path: {path}")
+        if not path.is_file():
+            steps += [(path, source, True) for source in sources]
+            continue
+        owner = next((s for s in sources if s.owns(path)), None)
+        if owner is None:
+            raise ValueError(f"{path}: not a transcript funes can read")
+        steps.append((path, owner, False))
+    wanted: dict[Path, list[str]] = {}
+    for path, source, folder in steps:
+        if folder:
+            wanted.setdefault(path, []).append(source.harness)
+    found = {folder: find_units(folder, harnesses) for folder, harnesses in wanted.items()}
+    units: dict[str, Unit] = {}
+    for path, source, folder in steps:
+        for unit in source.select(found[path][source.harness]) if folder else [path]:
+            units.setdefault(str(unit), Unit(unit, source))
 
     def mtime(unit: Unit) -> float:
         try:

@@ -15,12 +15,13 @@ Malformed input is skipped with a warning naming file and line, never raised.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
 from funes.model import Turn
+from funes.traces.detect import classify, find_units
 
 Resume = dict[str, Any]
 
@@ -83,6 +84,26 @@ class TraceSource(Protocol):
         """Every unit under `root` (a folder or a single file)."""
         ...
 
+    def select(self, found: list[Path]) -> Iterable[Path]:
+        """The units to read among `found`, what one walk of a folder gave this source."""
+        ...
+
     def read(self, unit: Path, resume: Resume | None = None) -> ReadResult:
         """Turns added to `unit` since `resume` (all of them when None)."""
         ...
+
+
+class FileSource:
+    """What every source shares: it owns the files `classify` gives it, and finds its units in
+    the one walk of a folder (`find_units`) that serves every source."""
+
+    harness: str
+
+    def owns(self, path: Path) -> bool:
+        return classify(path) == self.harness
+
+    def discover(self, root: Path) -> Iterator[Path]:
+        return iter(self.select(find_units(root, [self.harness])[self.harness]))
+
+    def select(self, found: list[Path]) -> Iterable[Path]:
+        return found

@@ -23,14 +23,13 @@ preview; the text already names the file holding the full output.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from funes.paths import claude_home
 from funes.traces.assemble import TurnAssembler, add_assistant_content
-from funes.traces.base import ReadResult, Resume
-from funes.traces.detect import classify
+from funes.traces.base import FileSource, ReadResult, Resume
 from funes.traces.incremental import read_incrementally
 from funes.traces.text import clean_user_text, flatten_content, iso_utc
 
@@ -41,30 +40,15 @@ SIDECHAIN_MEMORY = 4096
 UUID_MEMORY = 256
 
 
-class ClaudeSource:
+class ClaudeSource(FileSource):
     harness = HARNESS
 
     def default_roots(self) -> list[Path]:
         return [claude_home() / "projects"]
 
-    def owns(self, path: Path) -> bool:
-        return classify(path) == HARNESS
-
-    def discover(self, root: Path) -> Iterator[Path]:
-        if root.is_file():
-            if self.owns(root):
-                yield root
-            return
-        for path in sorted(root.rglob("*.jsonl")):
-            if path.is_file() and "tool-results" not in path.parts and self.owns(path):
-                yield path
-
     def read(self, unit: Path, resume: Resume | None = None) -> ReadResult:
         subagent_id = unit.stem[len("agent-") :] if unit.stem.startswith("agent-") else None
-
-        def handle(assembler: TurnAssembler, line_no: int, record: dict[str, Any]) -> None:
-            handle_record(assembler, record, subagent_id, line_no)
-
+        handle = partial(handle_record, subagent_id=subagent_id)
         return read_incrementally(unit, resume, HARNESS, handle)
 
 
@@ -87,7 +71,7 @@ def _session_of(assembler: TurnAssembler, record: dict[str, Any], subagent_id: s
 
 
 def handle_record(
-    assembler: TurnAssembler, record: dict[str, Any], subagent_id: str | None, line_no: int
+    assembler: TurnAssembler, line_no: int, record: dict[str, Any], subagent_id: str | None
 ) -> None:
     kind = record.get("type")
     message = record.get("message")

@@ -24,14 +24,13 @@ that first `session_meta`; its first turn gets that id as `parent_uuid`. Turn uu
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from funes.paths import codex_home
 from funes.traces.assemble import TurnAssembler
-from funes.traces.base import ReadResult, Resume
-from funes.traces.detect import classify
+from funes.traces.base import FileSource, ReadResult, Resume
 from funes.traces.incremental import read_incrementally
 from funes.traces.text import flatten_content, iso_utc, render_tool_input
 
@@ -64,34 +63,15 @@ TOOL_OUTPUTS = {
 }
 
 
-class CodexSource:
+class CodexSource(FileSource):
     harness = HARNESS
 
     def default_roots(self) -> list[Path]:
         home = codex_home()
         return [home / "sessions", home / "archived_sessions"]
 
-    def owns(self, path: Path) -> bool:
-        return classify(path) == HARNESS
-
-    def discover(self, root: Path) -> Iterator[Path]:
-        if root.is_file():
-            if self.owns(root):
-                yield root
-            return
-        plain = set(root.rglob("*.jsonl"))
-        yield from sorted(p for p in plain if p.is_file() and self.owns(p))
-        for path in sorted(root.rglob("*.jsonl.zst")):
-            # Codex keeps the plain file when both exist.
-            if path.is_file() and path.with_suffix("") not in plain and self.owns(path):
-                yield path
-
     def read(self, unit: Path, resume: Resume | None = None) -> ReadResult:
-        stem = unit.name.split(".")[0]
-
-        def handle(assembler: TurnAssembler, line_no: int, record: dict[str, Any]) -> None:
-            _handle_record(assembler, line_no, record, stem)
-
+        handle = partial(_handle_record, stem=unit.name.split(".")[0])
         return read_incrementally(unit, resume, HARNESS, handle)
 
 

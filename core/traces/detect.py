@@ -1,11 +1,17 @@
-"""Which agent wrote a file: by where it lives, else by what its first record looks like.
+"""Which agent wrote a file: by where it lives, else by what its first record looks like; and
+the one walk of a folder that hands each file to the source that reads it.
 
-Every `TraceSource.owns` asks `classify`, so exactly one source owns any given file.
+Every `TraceSource.owns` asks `classify`, so exactly one source owns any given file. A folder is
+walked once (`find_units`) for every source together, each file routed by `classify` and by the
+rules of a folder walk (`_walked_as`).
 """
 
 from __future__ import annotations
 
+import os
 import sqlite3
+from collections.abc import Callable, Collection, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 from funes.paths import claude_home, codex_home, hermes_home, pi_agent_dir
@@ -93,8 +99,8 @@ def _is_hermes_json(path: Path) -> bool:
     return '"messages"' in head and '"session_id"' in head
 
 
-# classify(path) is asked by every source's `owns` for every file of a folder being indexed, and
-# answering may open the file; remember answers while the file and the agents' roots stay put.
+# classify(path) is asked for every file of a folder being indexed, and by `owns`, and answering
+# may open the file; remember answers while the file and the agents' roots stay put.
 _answers: dict[tuple[object, ...], str | None] = {}
 _MAX_ANSWERS = 100_000
 
@@ -137,3 +143,118 @@ def _classify(path: Path) -> str | None:
             return harness
     record = _first_record(path)
     return sniff_record(record) if record is not None else "claude_code"
+
+
+# --- one walk of a folder ---------------------------------------------------------------------
+
+# The file names a folder walk hands to each source (the rest it never reads there, even when
+# `classify` names that source: a Claude or pi `.jsonl.zst` is read only when named).
+WALKED_NAMES: dict[str, Callable[[str], bool]] = {
+    "claude_code": lambda name: name.endswith(".jsonl"),
+    "codex": lambda name: name.endswith((".jsonl", ".jsonl.zst")),
+    "pi": lambda name: name.endswith(".jsonl"),
+    "hermes": lambda name: Path(name).suffix in (".db", ".json", ".jsonl"),
+    "parquet": lambda name: name.lower().endswith(".parquet"),
+}
+
+
+@dataclass(frozen=True)
+class _Entry:
+    path: Path
+    is_file: bool
+    swept: bool  # reached without following a link to a folder, as a recursive glob is
+    hermes_place: bool  # where a Hermes home keeps its databases and session logs
+
+
+def _is_hermes_home(root: Path) -> bool:
+    return (root / "state.db").exists() or (root / "sessions").is_dir()
+
+
+def _hermes_folder(parts: tuple[str, ...]) -> bool:
+    """`sessions`, `profiles`, `profiles/*`, `profiles/*/sessions` of a Hermes home."""
+    if parts == ("sessions",) or (parts[0] == "profiles" and len(parts) <= 2):
+        return True
+    return len(parts) == 3 and parts[0] == "profiles" and parts[2] == "sessions"
+
+
+def _hermes_file(parts: tuple[str, ...]) -> bool:
+    """`state.db`, `profiles/*/state.db`, `sessions/*`, `profiles/*/sessions/*` of a Hermes home."""
+    if parts == ("state.db",) or (len(parts) == 2 and parts[0] == "sessions"):
+        return True
+    if len(parts) < 3 or parts[0] != "profiles":
+        return False
+    return parts[2:] == ("state.db",) or (len(parts) == 4 and parts[2] == "sessions")
+
+
+def _walk(root: Path, everything: bool, hermes_home: bool) -> Iterator[_Entry]:
+    """Every entry under `root`, each folder listed once. Links to folders are not followed,
+    except to the places a Hermes home keeps its sessions; with `everything` False (only Hermes
+    wants this home, which also holds its code and caches) only those places are listed."""
+    folders: list[tuple[Path, tuple[str, ...], bool]] = [(root, (), True)]
+    while folders:
+        folder, above, swept = folders.pop()
+        try:
+            with os.scandir(folder) as listing:
+                entries = list(listing)
+        except OSError:
+            continue
+        for entry in entries:
+            parts = (*above, entry.name)
+            path = folder / entry.name
+            try:
+                is_dir, is_file, is_link = entry.is_dir(), entry.is_file(), entry.is_symlink()
+            except OSError:
+                continue
+            place = hermes_home and _hermes_file(parts)
+            yield _Entry(path, is_file, swept, place)
+            if not is_dir:
+                continue
+            if everything and swept and not is_link:
+                folders.append((path, parts, True))
+            elif hermes_home and _hermes_folder(parts):
+                folders.append((path, parts, swept and not is_link))
+
+
+def _walked_as(entry: _Entry, plain: set[Path], hermes_home: bool) -> str | None:
+    """The source a folder walk hands `entry` to: `classify`, within the names that source
+    walks for (`WALKED_NAMES`), and where it walks for them. Claude Code's `tool-results/`
+    hold tool output, not transcripts; a Codex rollout stored both plain and compressed counts
+    once (Codex keeps the plain one); in a Hermes home only where it writes sessions."""
+    path = entry.path
+    harness = classify(path)
+    if harness is None or not WALKED_NAMES[harness](path.name):
+        return None
+    if harness == "hermes":
+        return harness if (entry.hermes_place if hermes_home else entry.swept) else None
+    if not entry.swept:
+        return None
+    if harness == "claude_code" and "tool-results" in path.parts:
+        return None
+    if harness == "codex" and path.name.endswith(".zst") and path.with_suffix("") in plain:
+        return None
+    return harness
+
+
+def find_units(root: Path, harnesses: Collection[str]) -> dict[str, list[Path]]:
+    """The units of each of `harnesses` under `root` (a folder, walked once, or one file), by
+    harness, each list sorted (a Codex rollout's plain files before the compressed ones)."""
+    found: dict[str, list[Path]] = {harness: [] for harness in harnesses}
+    if root.is_file():
+        harness = classify(root)
+        if harness in found:
+            found[harness].append(root)
+        return found
+    hermes_home = "hermes" in found and _is_hermes_home(root)
+    everything = not hermes_home or any(h != "hermes" for h in found)
+    entries = list(_walk(root, everything, hermes_home))
+    plain = {e.path for e in entries if e.swept and e.path.name.endswith(".jsonl")}
+    for entry in entries:
+        name = entry.path.name
+        if not entry.is_file or not any(WALKED_NAMES[h](name) for h in found):
+            continue  # no source wanted here reads such a file: do not open it to ask
+        harness = _walked_as(entry, plain, hermes_home)
+        if harness in found:
+            found[harness].append(entry.path)
+    for units in found.values():
+        units.sort(key=lambda path: (path.name.endswith(".zst"), path))
+    return found

@@ -23,21 +23,20 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from funes.paths import hermes_home
 from funes.traces import claude
 from funes.traces.assemble import TurnAssembler
-from funes.traces.base import ReadResult, Resume
+from funes.traces.base import FileSource, ReadResult, Resume
 from funes.traces.chat import add_chat_blocks, chat_role, decode_json
-from funes.traces.detect import classify
 from funes.traces.incremental import read_incrementally
 from funes.traces.sqlite import connect_readonly
 from funes.traces.text import iso_utc
 
 HARNESS = "hermes"
-UNIT_SUFFIXES = (".db", ".json", ".jsonl")
 MESSAGE_COLUMNS = (
     "id",
     "session_id",
@@ -52,34 +51,19 @@ MESSAGE_COLUMNS = (
 )
 
 
-class HermesSource:
+class HermesSource(FileSource):
     harness = HARNESS
 
     def default_roots(self) -> list[Path]:
         return [hermes_home()]
 
-    def owns(self, path: Path) -> bool:
-        return classify(path) == HARNESS
-
-    def discover(self, root: Path) -> Iterator[Path]:
-        if root.is_file():
-            if self.owns(root):
-                yield root
-            return
-        if (root / "state.db").exists() or (root / "sessions").is_dir():
-            # A Hermes home (which also holds its own code and caches): only where it writes.
-            candidates = [*root.glob("state.db"), *root.glob("profiles/*/state.db")]
-            candidates += [*root.glob("sessions/*"), *root.glob("profiles/*/sessions/*")]
-        else:
-            candidates = list(root.rglob("*"))
-        units = sorted(
-            p for p in candidates if p.suffix in UNIT_SUFFIXES and p.is_file() and self.owns(p)
-        )
+    def select(self, found: list[Path]) -> Iterator[Path]:
+        """The databases, then the legacy files of sessions no database holds."""
         in_db: set[str] = set()
-        for database in (p for p in units if p.suffix == ".db"):
+        for database in (p for p in found if p.suffix == ".db"):
             in_db |= _session_ids(database)
             yield database
-        for path in units:
+        for path in found:
             if path.suffix != ".db" and path.stem.removeprefix("session_") not in in_db:
                 yield path
 
@@ -88,11 +72,7 @@ class HermesSource:
             return _read_database(unit, resume)
         if unit.suffix == ".json":
             return _read_session_log(unit, resume)
-        stem = unit.stem
-
-        def handle(assembler: TurnAssembler, line_no: int, record: dict[str, Any]) -> None:
-            _handle_jsonl_record(assembler, line_no, record, stem)
-
+        handle = partial(_handle_jsonl_record, stem=unit.stem)
         return read_incrementally(unit, resume, HARNESS, handle)
 
 
@@ -241,4 +221,4 @@ def _handle_jsonl_record(
         cwd = assembler.extra.get("cwd", "")
         _chat_turn(assembler, record, stem, f"{stem}:{line_no}", cwd, None)
     else:  # the Claude-shaped `--format trace` export
-        claude.handle_record(assembler, record, None, line_no)
+        claude.handle_record(assembler, line_no, record, None)

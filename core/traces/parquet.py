@@ -21,36 +21,24 @@ appended to, so it is re-read whole when its size or mtime changed and skipped o
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from funes.model import HARNESSES
 from funes.traces.assemble import TurnAssembler
-from funes.traces.base import ReadResult, Resume
+from funes.traces.base import FileSource, ReadResult, Resume
 from funes.traces.chat import add_chat_blocks, chat_role
-from funes.traces.detect import classify
 from funes.traces.text import iso_utc
 
 HARNESS = "parquet"
 BATCH_ROWS = 256
 
 
-class ParquetSource:
+class ParquetSource(FileSource):
     harness = HARNESS
 
     def default_roots(self) -> list[Path]:
         return []  # exports are indexed by naming them
-
-    def owns(self, path: Path) -> bool:
-        return classify(path) == HARNESS
-
-    def discover(self, root: Path) -> Iterator[Path]:
-        if root.is_file():
-            if self.owns(root):
-                yield root
-            return
-        yield from sorted(p for p in root.rglob("*") if p.is_file() and self.owns(p))
 
     def read(self, unit: Path, resume: Resume | None = None) -> ReadResult:
         import pyarrow.parquet as pq

@@ -19,14 +19,13 @@ Whitespace-only text (pi often writes "\n\n") is dropped. A line holding two ent
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from funes.paths import pi_agent_dir
 from funes.traces.assemble import TurnAssembler, add_assistant_content
-from funes.traces.base import ReadResult, Resume
-from funes.traces.detect import classify
+from funes.traces.base import FileSource, ReadResult, Resume
 from funes.traces.incremental import read_incrementally
 from funes.traces.text import flatten_content, iso_utc
 
@@ -35,28 +34,14 @@ SUMMARY_ENTRIES = {"compaction": "compaction", "branch_summary": "branch_summary
 SUMMARY_ROLES = {"compactionSummary": "compaction", "branchSummary": "branch_summary"}
 
 
-class PiSource:
+class PiSource(FileSource):
     harness = HARNESS
 
     def default_roots(self) -> list[Path]:
         return [pi_agent_dir() / "sessions"]
 
-    def owns(self, path: Path) -> bool:
-        return classify(path) == HARNESS
-
-    def discover(self, root: Path) -> Iterator[Path]:
-        if root.is_file():
-            if self.owns(root):
-                yield root
-            return
-        yield from sorted(p for p in root.rglob("*.jsonl") if p.is_file() and self.owns(p))
-
     def read(self, unit: Path, resume: Resume | None = None) -> ReadResult:
-        stem = unit.stem.rsplit("_", 1)[-1]
-
-        def handle(assembler: TurnAssembler, line_no: int, record: dict[str, Any]) -> None:
-            _handle_record(assembler, line_no, record, stem)
-
+        handle = partial(_handle_record, stem=unit.stem.rsplit("_", 1)[-1])
         return read_incrementally(unit, resume, HARNESS, handle)
 
 
