@@ -36,6 +36,9 @@ _BINARIES = {
 
 T = TypeVar("T")
 
+# Every real-agent test: `-m "not agents"` leaves them out, and they are slow.
+AGENT_MARKS = [pytest.mark.agents, pytest.mark.slow]
+
 
 def agent_binary(agent: str) -> Path | None:
     path = AGENT_CLIENTS / _BINARIES[agent]
@@ -99,6 +102,28 @@ class AgentEnv:
     ) -> subprocess.CompletedProcess[str]:
         return self.run([FUNES_BIN, *args], timeout=timeout, **kw)
 
+    def funes_ok(self, *args: str, **kw: Any) -> subprocess.CompletedProcess[str]:
+        """`funes ARGS`, asserted to succeed (its stderr shown when it does not)."""
+        done = self.funes(*args, **kw)
+        assert done.returncode == 0, done.stderr
+        return done
+
+    def recall_once_indexed(self, marker: str, *options: str, naming: str, **wait: float) -> str:
+        """What `funes recall OPTIONS -- MARKER` prints once the hook worker is done (waited for
+        `wait`) and the recall names `naming` (the new session): the proof a hook indexed it."""
+        wait_for_hook_worker(self.funes_home, **wait)
+
+        def recalled() -> str:
+            found = self.funes("recall", *options, "--", marker)
+            return found.stdout if found.returncode == 0 and naming in found.stdout else ""
+
+        return wait_for(recalled, 60)
+
+
+def agent_sandbox(root: Path, agent: str, **extra: str) -> tuple[Path, AgentEnv]:
+    """The agent's executable (skip the test when it is missing) and a fresh sandbox for it."""
+    return require_agent(agent), make_agent_env(root, agent, **extra)
+
 
 def make_agent_env(root: Path, agent: str | None = None, **extra: str) -> AgentEnv:
     """A fresh sandbox under `root`; PATH puts this checkout's funes and `agent` first."""
@@ -158,6 +183,20 @@ class StubModel:
                 _collect_tool_results(body, found)
         return list(dict.fromkeys(found))
 
+    def passage(self, needle: str) -> str:
+        """The first tool result the agent sent back that holds `needle` (asserted to exist)."""
+        results = [text for text in self.tool_results() if needle in text]
+        assert results, self.tool_results()
+        return results[0]
+
+    def offered_tools(self) -> set[str]:
+        """The names of every tool the agent offered the model (OpenAI wire shapes)."""
+        return {
+            (tool.get("function") or tool).get("name")
+            for request in self.requests()
+            for tool in (request.get("body") or {}).get("tools") or []
+        }
+
 
 def _collect_tool_results(node: Any, found: list[str]) -> None:
     if isinstance(node, dict):
@@ -215,6 +254,11 @@ def stub_model(
             process.wait(5)
         except subprocess.TimeoutExpired:
             process.kill()
+
+
+def hit_header(passage: str, session: str) -> str:
+    """The header line of the recalled hit from `session` (it shows the first 8 characters)."""
+    return next(line for line in passage.splitlines() if session[:8] in line)
 
 
 def wait_for(predicate: Callable[[], T], timeout: float, interval: float = 0.2) -> T:

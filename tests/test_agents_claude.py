@@ -7,16 +7,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-from agent_harness import (
-    make_agent_env,
-    require_agent,
-    stub_model,
-    wait_for_hook_worker,
-    write_claude_transcript,
-)
+from agent_harness import AGENT_MARKS, agent_sandbox, stub_model, write_claude_transcript
 
-pytestmark = [pytest.mark.agents, pytest.mark.slow]
+pytestmark = AGENT_MARKS
 
 SEED_SESSION = "5eed0c1a-0000-4000-8000-00000000c1a0"
 FACT = "We pinned the marzipan-okapi cache to shard 6127 because shard 12 corrupts parquet footers."
@@ -27,8 +20,7 @@ USER_SETTINGS = {"cleanupPeriodDays": 99, "env": {"USER_KEY": "kept"}}
 
 
 def test_claude_code_recalls_through_the_plugin_and_indexes_its_turn(tmp_path: Path) -> None:
-    claude = require_agent("claude")
-    sandbox = make_agent_env(tmp_path, "claude", ENABLE_TOOL_SEARCH="false")
+    claude, sandbox = agent_sandbox(tmp_path, "claude", ENABLE_TOOL_SEARCH="false")
     claude_dir = sandbox.home / ".claude"
     write_claude_transcript(
         claude_dir, sandbox.home / "old-proj", SEED_SESSION, [(QUESTION + "?", FACT)]
@@ -36,9 +28,7 @@ def test_claude_code_recalls_through_the_plugin_and_indexes_its_turn(tmp_path: P
     settings = claude_dir / "settings.json"
     settings.write_text(json.dumps(USER_SETTINGS, indent=2) + "\n")
 
-    added = sandbox.funes("add", "claude", "--yes", "--json")
-    assert added.returncode == 0, added.stderr
-    result = json.loads(added.stdout)
+    result = json.loads(sandbox.funes_ok("add", "claude", "--yes", "--json").stdout)
     assert str(settings) in result["changed"]
     assert result["indexed"]["chunks_added"] > 0
 
@@ -66,22 +56,17 @@ def test_claude_code_recalls_through_the_plugin_and_indexes_its_turn(tmp_path: P
             timeout=240,
         )
         assert turn.returncode == 0, turn.stderr[-2000:]
-        results = stub.tool_results()
-    passage = next((r for r in results if "6127" in r), None)
-    assert passage is not None, results
+        passage = stub.passage("6127")
     assert SEED_SESSION in passage  # provenance: the get line names the session it came from
     new_session = json.loads(turn.stdout)["session_id"]
 
     # (3) The Stop hook queued the turn; the worker indexed it.
-    wait_for_hook_worker(sandbox.funes_home, timeout=240)
+    found = sandbox.recall_once_indexed(TURN_MARKER, "--json", naming=new_session, timeout=240)
     assert "claude Stop" in (sandbox.funes_home / "logs" / "worker.log").read_text()
-    found = sandbox.funes("recall", TURN_MARKER, "--json")
-    assert found.returncode == 0, found.stderr
-    assert new_session in found.stdout
+    assert new_session in found
 
     # (4) Remove: no funes entry in any Claude config; the user's own settings survive.
-    removed = sandbox.funes("remove", "claude")
-    assert removed.returncode == 0, removed.stderr
+    sandbox.funes_ok("remove", "claude")
     data = json.loads(settings.read_text())
     assert {key: data[key] for key in USER_SETTINGS} == USER_SETTINGS
     for config in (

@@ -8,16 +8,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-from agent_harness import (
-    make_agent_env,
-    require_agent,
-    stub_model,
-    wait_for_hook_worker,
-    write_claude_transcript,
-)
+from agent_harness import AGENT_MARKS, agent_sandbox, stub_model, write_claude_transcript
 
-pytestmark = [pytest.mark.agents, pytest.mark.slow]
+pytestmark = AGENT_MARKS
 
 SEED_SESSION = "5eed0c0d-0000-4000-8000-0000000c0de0"
 FACT = "The wombat-sextant importer retries 17 times because the vendor SFTP drops every 5th login."
@@ -42,23 +35,21 @@ USER_HOOKS = '{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "comman
 
 
 def test_codex_recalls_through_mcp_and_indexes_its_turn(tmp_path: Path) -> None:
-    codex = require_agent("codex")
-    sandbox = make_agent_env(tmp_path, "codex", STUB_API_KEY="dummy")
+    codex, sandbox = agent_sandbox(tmp_path, "codex", STUB_API_KEY="dummy")
     codex_home = sandbox.home / ".codex"
     sandbox.env["CODEX_HOME"] = str(codex_home)
     codex_home.mkdir()
     seed = write_claude_transcript(
         sandbox.root / "fixture", sandbox.home / "old", SEED_SESSION, [(QUESTION + "?", FACT)]
     )
-    assert sandbox.funes("index", str(seed)).returncode == 0
+    sandbox.funes_ok("index", str(seed))
 
     with stub_model(tmp_path / "stub", tool_re="recall", tool_args={"query": QUESTION}) as stub:
         user_config = USER_CONFIG.format(base_url=stub.base_url)
         (codex_home / "config.toml").write_text(user_config)
         (codex_home / "hooks.json").write_text(USER_HOOKS)
 
-        added = sandbox.funes("add", "codex", "--yes", "--trust-hooks", "--json")
-        assert added.returncode == 0, added.stderr
+        added = sandbox.funes_ok("add", "codex", "--yes", "--trust-hooks", "--json")
         assert str(codex_home / "config.toml") in json.loads(added.stdout)["changed"]
 
         # (1) Codex sees the server.
@@ -71,22 +62,18 @@ def test_codex_recalls_through_mcp_and_indexes_its_turn(tmp_path: Path) -> None:
             timeout=240,
         )
         assert turn.returncode == 0, turn.stderr[-2000:]
-        results = stub.tool_results()
-    passage = next((r for r in results if "17 times" in r), None)
-    assert passage is not None, results
+        passage = stub.passage("17 times")
     assert SEED_SESSION in passage  # provenance: the get line names the session it came from
 
     # (3) The trusted Stop hook (and notify) queued the turn; the worker indexed it.
-    wait_for_hook_worker(sandbox.funes_home, timeout=240)
+    options = ("--json", "--harness", "codex")
+    found = sandbox.recall_once_indexed(TURN_MARKER, *options, naming=TURN_MARKER, timeout=240)
     worker_log = (sandbox.funes_home / "logs" / "worker.log").read_text()
     assert "codex Stop" in worker_log  # the trusted hook ran, not only the notify fallback
-    found = sandbox.funes("recall", TURN_MARKER, "--json", "--harness", "codex")
-    assert found.returncode == 0, found.stderr
-    assert TURN_MARKER in found.stdout
+    assert TURN_MARKER in found
 
     # (4) Remove: the user's files come back byte for byte; the memory is kept.
-    removed = sandbox.funes("remove", "codex")
-    assert removed.returncode == 0, removed.stderr
+    sandbox.funes_ok("remove", "codex")
     config_after = (codex_home / "config.toml").read_text()
     assert "funes" not in config_after
     assert config_after == user_config

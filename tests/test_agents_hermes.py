@@ -13,17 +13,9 @@ import re
 import subprocess
 from pathlib import Path
 
-import pytest
-from agent_harness import (
-    AgentEnv,
-    make_agent_env,
-    require_agent,
-    stub_model,
-    wait_for,
-    wait_for_hook_worker,
-)
+from agent_harness import AGENT_MARKS, AgentEnv, agent_sandbox, hit_header, stub_model
 
-pytestmark = [pytest.mark.agents, pytest.mark.slow]
+pytestmark = AGENT_MARKS
 
 SEED_SESSION = "20260102_030405_5eed01"
 FACT = (
@@ -77,8 +69,7 @@ def plugin_rows(env: AgentEnv, hermes: Path) -> str:
 def test_hermes_with_funes_recalls_a_past_session_and_indexes_its_own_turn(
     tmp_path: Path,
 ) -> None:
-    hermes = require_agent("hermes")
-    env = make_agent_env(tmp_path, "hermes")
+    hermes, env = agent_sandbox(tmp_path, "hermes")
     config = env.home / ".hermes" / "config.yaml"
     config.parent.mkdir(parents=True)
 
@@ -88,11 +79,8 @@ def test_hermes_with_funes_recalls_a_past_session_and_indexes_its_own_turn(
         user_config = USER_CONFIG.format(base_url=stub.base_url)
         config.write_text(user_config)
         state_db = seed_hermes_session(env, hermes)
-        indexed = env.funes("index", str(state_db))
-        assert indexed.returncode == 0, indexed.stderr
-
-        added = env.funes("add", "hermes", "--yes")
-        assert added.returncode == 0, added.stderr
+        env.funes_ok("index", str(state_db))
+        env.funes_ok("add", "hermes", "--yes")
         assert "# my Hermes config" in config.read_text()  # comments kept
 
         # 1. Hermes's own CLI sees the plugin, enabled.
@@ -102,36 +90,21 @@ def test_hermes_with_funes_recalls_a_past_session_and_indexes_its_own_turn(
         prompt = f"When does the marmalade-quasar export run? ({TURN_MARKER})"
         run = env.run([hermes, "chat", "-Q", "-q", prompt], timeout=240, stdin=subprocess.DEVNULL)
         assert run.returncode == 0, run.stderr
-        offered = {
-            (tool.get("function") or tool).get("name")
-            for request in stub.requests()
-            for tool in (request.get("body") or {}).get("tools") or []
-        }
-        assert {"funes_recall", "funes_get"} <= offered
-        results = [text for text in stub.tool_results() if "marmalade-quasar" in text]
-    assert results, stub.tool_results()
-    passage = results[0]
+        assert {"funes_recall", "funes_get"} <= stub.offered_tools()
+        passage = stub.passage("marmalade-quasar")
     assert "02:40 UTC" in passage
     # Provenance: the seeded session, and the agent it came from.
     assert f"get {SEED_SESSION} " in passage
-    header = next(line for line in passage.splitlines() if SEED_SESSION[:8] in line)
-    assert " hermes " in header
+    assert " hermes " in hit_header(passage, SEED_SESSION)
 
     # 3. The on_session_end hook queued the new turn; the detached worker indexed state.db.
     match = re.search(r"session_id:\s*(\S+)", run.stdout + run.stderr)
     assert match, run.stdout
-    new_session = match.group(1)
-    wait_for_hook_worker(env.funes_home)
-
-    def recalls_the_new_turn() -> str:
-        found = env.funes("recall", "--format", "agent", "--harness", "hermes", "--", TURN_MARKER)
-        return found.stdout if new_session in found.stdout else ""
-
-    assert TURN_MARKER in wait_for(recalls_the_new_turn, 60)
+    options = ("--format", "agent", "--harness", "hermes")
+    assert TURN_MARKER in env.recall_once_indexed(TURN_MARKER, *options, naming=match.group(1))
 
     # 4. funes remove hermes: no funes in config.yaml or the plugins; the user's config stays.
-    removed = env.funes("remove", "hermes")
-    assert removed.returncode == 0, removed.stderr
+    env.funes_ok("remove", "hermes")
     after = config.read_text()
     assert "funes" not in after
     assert "# my Hermes config" in after and "provider: custom   # the scripted model" in after

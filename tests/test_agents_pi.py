@@ -13,17 +13,9 @@ import json
 import subprocess
 from pathlib import Path
 
-import pytest
-from agent_harness import (
-    AgentEnv,
-    make_agent_env,
-    require_agent,
-    stub_model,
-    wait_for,
-    wait_for_hook_worker,
-)
+from agent_harness import AGENT_MARKS, AgentEnv, agent_sandbox, hit_header, stub_model
 
-pytestmark = [pytest.mark.agents, pytest.mark.slow]
+pytestmark = AGENT_MARKS
 
 SEED_SESSION = "0199c0de-5eed-7000-8000-00000000fac7"
 FACT = (
@@ -105,8 +97,7 @@ def write_user_package(env: AgentEnv) -> Path:
 
 
 def test_pi_with_funes_recalls_a_past_session_and_indexes_its_own_turn(tmp_path: Path) -> None:
-    pi = require_agent("pi")
-    env = make_agent_env(tmp_path, "pi", PI_SKIP_VERSION_CHECK="1", PI_TELEMETRY="0")
+    pi, env = agent_sandbox(tmp_path, "pi", PI_SKIP_VERSION_CHECK="1", PI_TELEMETRY="0")
     settings = env.home / ".pi" / "agent" / "settings.json"
     settings.parent.mkdir(parents=True)
     user_package = write_user_package(env)
@@ -116,11 +107,8 @@ def test_pi_with_funes_recalls_a_past_session_and_indexes_its_own_turn(tmp_path:
     seed = write_pi_session(
         env.home, "/home/dev/billing", SEED_SESSION, "Why does the proxy fail on TLS?", FACT
     )
-    indexed = env.funes("index", str(seed))
-    assert indexed.returncode == 0, indexed.stderr
-
-    added = env.funes("add", "pi", "--yes")
-    assert added.returncode == 0, added.stderr
+    env.funes_ok("index", str(seed))
+    env.funes_ok("add", "pi", "--yes")
     package = env.funes_home / "integrations" / "pi"
 
     # 1. pi's own CLI sees the funes package next to the user's.
@@ -137,19 +125,12 @@ def test_pi_with_funes_recalls_a_past_session_and_indexes_its_own_turn(tmp_path:
             stdin=subprocess.DEVNULL,
         )
         assert run.returncode == 0, run.stderr
-        offered = {
-            (tool.get("function") or tool).get("name")
-            for request in stub.requests()
-            for tool in (request.get("body") or {}).get("tools") or []
-        }
-        assert {"recall", "get"} <= offered
-        results = [text for text in stub.tool_results() if "kumquat-zephyr" in text]
-    assert results, stub.tool_results()
-    passage = results[0]
+        assert {"recall", "get"} <= stub.offered_tools()
+        passage = stub.passage("kumquat-zephyr")
     assert "port 7431" in passage
     # Provenance: the exact turn of the seeded session, and the agent and project it came from.
     assert f"get {SEED_SESSION} e5f6a7b8" in passage
-    header = next(line for line in passage.splitlines() if SEED_SESSION[:8] in line)
+    header = hit_header(passage, SEED_SESSION)
     assert " pi " in header and "/home/dev/billing" in header
 
     # 3. The agent_end hook queued the new session; the detached worker indexed it.
@@ -158,17 +139,11 @@ def test_pi_with_funes_recalls_a_past_session_and_indexes_its_own_turn(tmp_path:
     ]
     assert len(new_sessions) == 1
     new_session_id = new_sessions[0].stem.split("_", 1)[1]
-    wait_for_hook_worker(env.funes_home)
-
-    def recalls_the_new_turn() -> str:
-        found = env.funes("recall", "--format", "agent", "--harness", "pi", "--", TURN_MARKER)
-        return found.stdout if new_session_id in found.stdout else ""
-
-    assert TURN_MARKER in wait_for(recalls_the_new_turn, 60)
+    options = ("--format", "agent", "--harness", "pi")
+    assert TURN_MARKER in env.recall_once_indexed(TURN_MARKER, *options, naming=new_session_id)
 
     # 4. funes remove pi: no funes entry anywhere in pi's config; the user's settings are intact.
-    removed = env.funes("remove", "pi")
-    assert removed.returncode == 0, removed.stderr
+    env.funes_ok("remove", "pi")
     assert json.loads(settings.read_text()) == user_settings
     assert not package.exists()
     listed = env.run([pi, "list"], timeout=60)
