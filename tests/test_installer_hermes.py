@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
+from installer_checks import (
+    assert_first_backup_is_kept,
+    assert_refused_untouched,
+    assert_second_install_changes_no_byte,
+    assert_uninstall_restores,
+    write_config,
+)
 
 from funes.installers import installer_for
-from funes.installers.base import ConfigError
 from funes.installers.hermes import config_path, plugin_dir
 
 # A user's config.yaml: comments, odd spacing, quoting, indented sequences, another plugin.
@@ -26,6 +31,14 @@ toolsets:
 # the end
 """
 
+# (text, line named in the error, problem named in the error) funes must refuse.
+MALFORMED_CONFIGS = [
+    ("model:\n  provider: custom\n  base_url: [unclosed\nplugins: {}\n", 4, "not valid YAML"),
+    ("- just\n- a list\n", 1, "not a mapping"),
+    ("model: {}\nplugins:\n  - funes\n", 2, "`plugins` is not a mapping"),
+    ("model: {}\nplugins:\n  enabled: funes\n", 2, "`plugins.enabled` is not a list"),
+]
+
 
 @pytest.fixture
 def installer():
@@ -33,12 +46,7 @@ def installer():
 
 
 def _write_config(text: str) -> None:
-    config_path().parent.mkdir(parents=True, exist_ok=True)
-    config_path().write_text(text)
-
-
-def _snapshot(root: Path) -> dict[str, bytes]:
-    return {str(p): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+    write_config(config_path(), text)
 
 
 def test_install_writes_the_plugin_and_enables_it(installer, monkeypatch) -> None:
@@ -82,48 +90,16 @@ def test_unindented_sequences_stay_unindented(installer) -> None:
 
 
 def test_second_install_changes_no_byte(installer, tmp_path) -> None:
-    _write_config(USER_CONFIG)
-    installer.install()
-    before = _snapshot(tmp_path)
-
-    report = installer.install()
-
-    assert report.changed == []
-    assert _snapshot(tmp_path) == before
+    assert_second_install_changes_no_byte(installer, config_path(), USER_CONFIG, tmp_path)
 
 
 def test_backup_of_the_original_config_is_kept(installer) -> None:
-    _write_config(USER_CONFIG)
-
-    installer.install()
-    installer.install("other")
-
-    backup = config_path().with_name("config.yaml.funes-backup")
-    assert backup.read_text() == USER_CONFIG
+    assert_first_backup_is_kept(installer, config_path(), USER_CONFIG)
 
 
-@pytest.mark.parametrize(
-    ("text", "line", "problem"),
-    [
-        ("model:\n  provider: custom\n  base_url: [unclosed\nplugins: {}\n", 4, "not valid YAML"),
-        ("- just\n- a list\n", 1, "not a mapping"),
-        ("model: {}\nplugins:\n  - funes\n", 2, "`plugins` is not a mapping"),
-        ("model: {}\nplugins:\n  enabled: funes\n", 2, "`plugins.enabled` is not a list"),
-    ],
-)
+@pytest.mark.parametrize(("text", "line", "problem"), MALFORMED_CONFIGS)
 def test_malformed_config_is_refused_untouched(installer, text, line, problem) -> None:
-    _write_config(text)
-
-    with pytest.raises(ConfigError) as caught:
-        installer.install()
-
-    assert f"{config_path()}:{line}" in str(caught.value)
-    assert problem in str(caught.value)
-    assert config_path().read_text() == text
-    assert not plugin_dir().exists()  # refused before anything was written
-    with pytest.raises(ConfigError):
-        installer.uninstall()
-    assert config_path().read_text() == text
+    assert_refused_untouched(installer, config_path(), text, line, problem, plugin_dir())
 
 
 def test_remove_restores_the_users_config_and_deletes_the_plugin(installer) -> None:
@@ -132,12 +108,7 @@ def test_remove_restores_the_users_config_and_deletes_the_plugin(installer) -> N
     (plugin_dir() / "__pycache__").mkdir()  # what Hermes leaves after importing the plugin
     (plugin_dir() / "__pycache__" / "x.pyc").write_bytes(b"")
 
-    installer.uninstall()
-
-    assert config_path().read_text() == USER_CONFIG
-    assert not plugin_dir().exists()
-    assert installer.status()["installed"] is False
-    assert installer.uninstall().changed == []  # idempotent
+    assert_uninstall_restores(installer, config_path(), USER_CONFIG, plugin_dir())
 
 
 def test_remove_prunes_the_plugins_section_funes_created(installer) -> None:

@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
+from installer_checks import (
+    assert_first_backup_is_kept,
+    assert_refused_untouched,
+    assert_second_install_changes_no_byte,
+    assert_uninstall_restores,
+    write_config,
+)
 
 from funes.installers import installer_for
-from funes.installers.base import ConfigError
 from funes.installers.pi import package_dir, settings_path
 
 # settings.json as pi writes it (JSON.stringify(…, null, 2)) with the user's own package.
@@ -21,14 +26,17 @@ USER_SETTINGS = """{
 }
 """
 
+# (text, line named in the error, problem named in the error) funes must refuse.
+MALFORMED_SETTINGS = [
+    ('{\n  "theme": "dark",\n  "packages": [\n}\n', 4, "not valid JSON"),
+    ('["not", "an", "object"]\n', 1, "not a JSON object"),
+    ('{\n  "theme": "dark",\n  "packages": "npm:x"\n}\n', 3, '"packages" is not a list'),
+]
+
 
 @pytest.fixture
 def installer():
     return installer_for("pi")
-
-
-def _snapshot(root: Path) -> dict[str, bytes]:
-    return {str(p): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
 
 
 def test_install_writes_the_package_and_lists_it_in_settings(installer, monkeypatch) -> None:
@@ -49,21 +57,12 @@ def test_install_writes_the_package_and_lists_it_in_settings(installer, monkeypa
 
 
 def test_second_install_changes_no_byte(installer, tmp_path) -> None:
-    settings_path().parent.mkdir(parents=True)
-    settings_path().write_text(USER_SETTINGS)
-    installer.install()
-    before = _snapshot(tmp_path)
-
-    report = installer.install()
-
-    assert report.changed == []
-    assert _snapshot(tmp_path) == before
+    assert_second_install_changes_no_byte(installer, settings_path(), USER_SETTINGS, tmp_path)
 
 
 def test_user_keys_order_and_indent_survive_install_and_remove(installer) -> None:
-    settings_path().parent.mkdir(parents=True)
     four_spaces = json.dumps(json.loads(USER_SETTINGS), indent=4) + "\n"
-    settings_path().write_text(four_spaces)
+    write_config(settings_path(), four_spaces)
 
     installer.install()
     installed = settings_path().read_text()
@@ -76,51 +75,19 @@ def test_user_keys_order_and_indent_survive_install_and_remove(installer) -> Non
 
 
 def test_backup_of_the_original_settings_is_kept(installer) -> None:
-    settings_path().parent.mkdir(parents=True)
-    settings_path().write_text(USER_SETTINGS)
-
-    installer.install()
-    installer.install("other")  # a later change must not overwrite the first backup
-
-    backup = settings_path().with_name("settings.json.funes-backup")
-    assert backup.read_text() == USER_SETTINGS
+    assert_first_backup_is_kept(installer, settings_path(), USER_SETTINGS)
 
 
-@pytest.mark.parametrize(
-    ("text", "line", "problem"),
-    [
-        ('{\n  "theme": "dark",\n  "packages": [\n}\n', 4, "not valid JSON"),
-        ('["not", "an", "object"]\n', 1, "not a JSON object"),
-        ('{\n  "theme": "dark",\n  "packages": "npm:x"\n}\n', 3, '"packages" is not a list'),
-    ],
-)
+@pytest.mark.parametrize(("text", "line", "problem"), MALFORMED_SETTINGS)
 def test_malformed_settings_are_refused_untouched(installer, text, line, problem) -> None:
-    settings_path().parent.mkdir(parents=True)
-    settings_path().write_text(text)
-
-    with pytest.raises(ConfigError) as caught:
-        installer.install()
-
-    assert f"{settings_path()}:{line}" in str(caught.value)
-    assert problem in str(caught.value)
-    assert settings_path().read_text() == text
-    assert not package_dir().exists()  # refused before anything was written
-    with pytest.raises(ConfigError):
-        installer.uninstall()
-    assert settings_path().read_text() == text
+    assert_refused_untouched(installer, settings_path(), text, line, problem, package_dir())
 
 
 def test_remove_keeps_user_packages_and_deletes_only_funes_files(installer) -> None:
-    settings_path().parent.mkdir(parents=True)
-    settings_path().write_text(USER_SETTINGS)
+    write_config(settings_path(), USER_SETTINGS)
     installer.install()
 
-    installer.uninstall()
-
-    assert settings_path().read_text() == USER_SETTINGS
-    assert not package_dir().exists()
-    assert installer.status()["installed"] is False
-    assert installer.uninstall().changed == []  # idempotent
+    assert_uninstall_restores(installer, settings_path(), USER_SETTINGS, package_dir())
 
 
 def test_remove_drops_a_packages_list_funes_created(installer) -> None:
