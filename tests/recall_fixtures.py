@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from funes.model import Block, Turn
+from funes.retrieve.types import Hit
 
 LONG_TEXT = "\n".join(
     f"Step {i}: the migration rewrites table shard_{i} and verifies checksums before cutover."
@@ -43,6 +44,29 @@ def turn(
         source_path=f"/transcripts/{session}.jsonl",
         blocks=[Block(block_type=block_type, text=text, tool_name=tool_name)],
     )
+
+
+def make_hit(text: str, **fields: object) -> Hit:
+    """A recall hit holding `text`: an assistant's text block of a Claude Code session in
+    /home/dev/shop (acme/shop), unless `fields` say otherwise."""
+    values: dict = dict(
+        id="c1",
+        session_id="0123456789abcdef",
+        turn_uuid="t-42",
+        seq=7,
+        ts="2026-03-01T10:00:00Z",
+        role="assistant",
+        block_type="text",
+        tool_name=None,
+        harness="claude_code",
+        workdir="/home/dev/shop",
+        repo="acme/shop",
+        source_path="/x.jsonl",
+        text=text,
+        score=0.81234,
+    )
+    values.update(fields)
+    return Hit(**values)
 
 
 def sample_turns() -> list[Turn]:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from recall_fixtures import build_memory, sample_turns
+from recall_fixtures import build_memory, make_hit, sample_turns
 
 from funes.ask import INSTRUCTION, MAX_PROMPT_BYTES, Source, build_prompt, plan_from_recall, prepare
 from funes.cli import main
@@ -77,21 +77,9 @@ def test_recalled_text_cannot_pose_as_the_prompt_structure() -> None:
 
 
 def _hit(i: int, text: str) -> Hit:
-    return Hit(
-        id=f"c{i}",
-        session_id=f"session-{i:04d}",
-        turn_uuid=f"turn-{i}",
-        seq=0,
-        ts="2026-01-01T00:00:00Z",
-        role="assistant",
-        block_type="text",
-        tool_name=None,
-        harness="codex",
-        workdir="/w",
-        repo="",
-        source_path="/t.jsonl",
-        text=text,
-        score=1.0 - i / 100,
+    score = 1.0 - i / 100
+    return make_hit(
+        text, id=f"c{i}", session_id=f"session-{i:04d}", turn_uuid=f"turn-{i}", score=score
     )
 
 

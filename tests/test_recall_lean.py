@@ -9,7 +9,7 @@ import sys
 import anyio
 import pytest
 from click.testing import CliRunner
-from recall_fixtures import build_memory, turn
+from recall_fixtures import build_memory, make_hit, turn
 
 from funes.cli import main
 from funes.retrieve import format_agent, recall
@@ -117,20 +117,15 @@ def test_the_agent_format_marks_a_cut_and_keeps_every_line_quoted() -> None:
 def _hits(n: int) -> list[Hit]:
     text = "the cache was dropped because invalidation served stale prices " * 8
     return [
-        Hit(
+        make_hit(
+            f"passage {i}: {text}",
             id=f"c{i}",
             session_id=f"sess{i:04d}",
             turn_uuid=f"t{i}",
             seq=i,
-            ts="2026-03-01T10:00:00Z",
-            role="assistant",
-            block_type="text",
-            tool_name=None,
             harness="pi",
             workdir="/w",
             repo="",
-            source_path="/x.jsonl",
-            text=f"passage {i}: {text}",
             score=1.0 - i / 100,
         )
         for i in range(n)
