@@ -11,10 +11,15 @@ turn_uuid and seq and its earlier blocks at the same indices, followed by the ne
 
 from __future__ import annotations
 
+from dataclasses import fields
 from typing import Any
 
 from funes.model import Block, Turn
-from funes.traces.text import elide_payloads, render_tool_input
+from funes.traces.text import content_parts, elide_payloads, render_tool_input
+
+# A turn still open at the end of a read travels in the resume token as these fields.
+_TURN_FIELDS = [f.name for f in fields(Turn) if f.name != "blocks"]
+_BLOCK_FIELDS = [f.name for f in fields(Block)]
 
 # How many tool-call ids → names are remembered across reads (results follow their calls closely).
 TOOL_NAME_MEMORY = 512
@@ -122,10 +127,7 @@ def add_assistant_content(
     if isinstance(content, str):
         assembler.add(turn, "text", content)
         return
-    for item in content or []:
-        if not isinstance(item, dict):
-            continue
-        kind = item.get("type")
+    for kind, item in content_parts(content):
         if kind == "text":
             assembler.add(turn, "text", item.get("text"))
         elif kind == "thinking":
@@ -138,18 +140,10 @@ def add_assistant_content(
 
 
 def _turn_to_json(turn: Turn) -> dict[str, Any]:
-    return {
-        "session_id": turn.session_id,
-        "turn_uuid": turn.turn_uuid,
-        "parent_uuid": turn.parent_uuid,
-        "seq": turn.seq,
-        "ts": turn.ts,
-        "role": turn.role,
-        "workdir": turn.workdir,
-        "harness": turn.harness,
-        "source_path": turn.source_path,
-        "blocks": [[b.block_type, b.text, b.tool_name, b.tool_use_id, b.note] for b in turn.blocks],
-    }
+    """Every field of the turn; each block as the list of its fields, in order."""
+    data = {name: getattr(turn, name) for name in _TURN_FIELDS}
+    data["blocks"] = [[getattr(b, name) for name in _BLOCK_FIELDS] for b in turn.blocks]
+    return data
 
 
 def _turn_from_json(data: dict[str, Any]) -> Turn:

@@ -31,7 +31,7 @@ from funes.paths import claude_home
 from funes.traces.assemble import TurnAssembler, add_assistant_content
 from funes.traces.base import FileSource, ReadResult, Resume
 from funes.traces.incremental import read_incrementally
-from funes.traces.text import clean_user_text, flatten_content, iso_utc
+from funes.traces.text import clean_user_text, content_parts, flatten_content, iso_utc
 
 HARNESS = "claude_code"
 # How many sidechain uuids are remembered to find which subagent a record belongs to.
@@ -111,7 +111,7 @@ def handle_record(
         return
     content = message.get("content")
     has_prompt = isinstance(content, str) or any(
-        isinstance(item, dict) and item.get("type") != "tool_result" for item in content or []
+        kind != "tool_result" for kind, _ in content_parts(content)
     )
     if has_prompt and not record.get("isMeta"):
         assembler.close()  # a human prompt ends the assistant message in progress
@@ -141,10 +141,7 @@ def _user_blocks(
         if not skip_text:
             assembler.add(turn, "text", clean_user_text(content), note=note)
         return
-    for item in content or []:
-        if not isinstance(item, dict):
-            continue
-        kind = item.get("type")
+    for kind, item in content_parts(content):
         if kind == "tool_result":
             call_id = item.get("tool_use_id")
             text = _persisted_preview(flatten_content(item.get("content")))

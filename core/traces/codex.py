@@ -23,7 +23,6 @@ that first `session_meta`; its first turn gets that id as `parent_uuid`. Turn uu
 
 from __future__ import annotations
 
-import json
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -32,7 +31,7 @@ from funes.paths import codex_home
 from funes.traces.assemble import TurnAssembler
 from funes.traces.base import FileSource, ReadResult, Resume
 from funes.traces.incremental import read_incrementally
-from funes.traces.text import flatten_content, iso_utc, render_tool_input
+from funes.traces.text import decode_object, flatten_content, iso_utc, render_tool_input
 
 HARNESS = "codex"
 INJECTED_PREFIXES = (
@@ -248,15 +247,10 @@ def _output_text(payload: dict[str, Any]) -> str:
         return "\n".join(str(t.get("name")) for t in tools if isinstance(t, dict))
     output = payload.get("output")
     if isinstance(output, str):
-        stripped = output.strip()
-        if stripped.startswith("{"):
-            # Codex ≤0.5x wraps shell output as {"output": …, "metadata": …}.
-            try:
-                decoded = json.loads(stripped)
-            except json.JSONDecodeError:
-                return output
-            if isinstance(decoded, dict) and isinstance(decoded.get("output"), str):
-                return decoded["output"]
+        # Codex ≤0.5x wraps shell output as {"output": …, "metadata": …}.
+        decoded = decode_object(output)
+        if decoded is not None and isinstance(decoded.get("output"), str):
+            return decoded["output"]
         return output
     if isinstance(output, dict) and isinstance(output.get("content"), str | list):
         return flatten_content(output["content"])

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 import shlex
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
 
@@ -95,6 +96,24 @@ def flatten_content(content: Any, *, image_marker: bool = True) -> str:
     return "\n".join(part for part in parts if part)
 
 
+def content_parts(content: Any) -> Iterator[tuple[Any, dict[str, Any]]]:
+    """(type, part) for each object in a message's list of content parts; others are skipped."""
+    for item in content or []:
+        if isinstance(item, dict):
+            yield item.get("type"), item
+
+
+def decode_object(text: str) -> dict[str, Any] | None:
+    """The JSON object `text` holds when it starts with `{` (agents pass JSON as text)."""
+    stripped = text.strip()
+    if not stripped.startswith("{"):
+        return None
+    try:
+        return json.loads(stripped)
+    except json.JSONDecodeError:
+        return None
+
+
 # Keys that say what a tool call did, shown first; ids and bookkeeping keys are left out.
 _LEAD_KEYS = (
     "command",
@@ -127,14 +146,10 @@ def render_tool_input(value: Any) -> str:
     OpenAI-style `arguments`) is parsed first; anything that is not an object is shown as is.
     """
     if isinstance(value, str):
-        stripped = value.strip()
-        if stripped.startswith("{"):
-            try:
-                value = json.loads(stripped)
-            except json.JSONDecodeError:
-                return value
-        else:
+        decoded = decode_object(value)
+        if decoded is None:
             return value
+        value = decoded
     if value is None:
         return ""
     if not isinstance(value, dict):
