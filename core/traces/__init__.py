@@ -1,7 +1,8 @@
 """Trace sources: one per agent, behind one interface (`TraceSource`).
 
-Adding an agent means adding a module here and registering it in `all_sources()`; the index
-and recall paths never change.
+Adding an agent means adding a module here (a `FileSource`), registering it in `all_sources()`,
+and teaching `detect` which files are its own (`classify`) and which names a folder walk hands it
+(`WALKED_NAMES`); the index and recall paths never change.
 """
 
 from __future__ import annotations
