@@ -113,6 +113,8 @@ class _Config:
         one item to a one-line `[a, b]` (None when the shape needs more than that)."""
         import re
 
+        from ruamel.yaml.comments import CommentedMap
+
         lines = self.original.splitlines(keepends=True)
         nl = "\r\n" if "\r\n" in self.original else "\n"  # the file's own line ending
         section = self.data.get("plugins")
@@ -121,7 +123,7 @@ class _Config:
             if lines and not lines[-1].endswith("\n"):  # keep the file's lack of a last newline
                 return self.original + nl + block
             return self.original + block + nl
-        if not isinstance(section, dict) or not section or section.fa.flow_style():
+        if not isinstance(section, CommentedMap) or not section or section.fa.flow_style():
             return None
         enabled = section.get("enabled")
         if enabled is None:

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import json
 import sys
+from typing import TYPE_CHECKING
 
 import click
+
+if TYPE_CHECKING:
+    from funes.project.forget import ForgetPlan
 
 
 @click.command("forget")
@@ -80,7 +84,9 @@ def command(
     _report(as_json, found, summary, str(tombstone), dry_run=False)
 
 
-def _report(as_json: bool, found, summary: str, tombstone: str | None, *, dry_run: bool) -> None:  # type: ignore[no-untyped-def]
+def _report(
+    as_json: bool, found: ForgetPlan, summary: str, tombstone: str | None, *, dry_run: bool
+) -> None:
     tomb = found.tombstone
     if as_json:
         payload = {

@@ -23,6 +23,7 @@ def configured_server(agent: str, said: str) -> dict[str, Any] | None:
         entries = json.loads(said)
     except ValueError:
         return None
+    entry: dict[str, Any]
     if agent == "claude":
         entry = next((e for e in entries if e.get("id") == "funes@funes"), {})
         server = (entry.get("mcpServers") or {}).get("funes")

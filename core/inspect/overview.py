@@ -115,10 +115,10 @@ def _activity(counts: list[tuple[str, str, int]]) -> tuple[str, list[dict[str, A
     `counts` holds (YYYY-MM-DD, agent, turns)."""
     from datetime import date, timedelta
 
-    days = []
-    for day, harness, n in counts:
+    days: list[tuple[date, str, int]] = []
+    for stamp, harness, n in counts:
         try:
-            days.append((date.fromisoformat(day), harness, n))
+            days.append((date.fromisoformat(stamp), harness, n))
         except ValueError:
             continue  # no recorded time: not on the timeline
     if not days:

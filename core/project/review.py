@@ -11,8 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from types import ModuleType
+from typing import TYPE_CHECKING
 
 from funes.project.curate import Candidate, Decisions
+
+if TYPE_CHECKING:
+    import curses
 
 MARKS = {"include": "+", "exclude": "-", "": " "}
 
@@ -76,7 +81,7 @@ def run_review(review: Review, title: str) -> None:
     curses.wrapper(lambda screen: _loop(screen, review, title))
 
 
-def _loop(screen, review: Review, title: str) -> None:  # type: ignore[no-untyped-def]
+def _loop(screen: curses.window, review: Review, title: str) -> None:
     import curses
 
     keys = {
@@ -127,7 +132,7 @@ def _loop(screen, review: Review, title: str) -> None:  # type: ignore[no-untype
 _ARROWS = {"A": "up", "B": "down", "C": "right", "D": "left", "H": "home", "F": "end"}
 
 
-def _escape_sequence(screen) -> str | None:  # type: ignore[no-untyped-def]
+def _escape_sequence(screen: curses.window) -> str | None:
     """An arrow sent as `ESC [ C` or `ESC O C` that curses did not translate (a terminal left
     in the other cursor-key mode); a lone ESC is None (it ends the review)."""
     screen.nodelay(True)
@@ -140,7 +145,7 @@ def _escape_sequence(screen) -> str | None:  # type: ignore[no-untyped-def]
     return None
 
 
-def _colours(curses) -> Callable[[Candidate], int]:  # type: ignore[no-untyped-def]
+def _colours(curses: ModuleType) -> Callable[[Candidate], int]:
     try:
         curses.start_color()
         curses.use_default_colors()

@@ -78,7 +78,15 @@ def get_turns(
     for r in kept:
         key = (int(r["seq"]), r["turn_uuid"])
         if key not in turns:
-            turns[key] = TurnView(**{c: r[c] or ("" if c != "seq" else 0) for c in columns})
+            turns[key] = TurnView(
+                turn_uuid=r["turn_uuid"] or "",
+                seq=key[0],
+                ts=r["ts"] or "",
+                role=r["role"] or "",
+                harness=r["harness"] or "",
+                workdir=r["workdir"] or "",
+                source_path=r["source_path"] or "",
+            )
         pieces.setdefault((*key, int(r["block_idx"])), []).append(r)
     for (seq, uuid, _block_idx), splits in pieces.items():
         first = splits[0]

@@ -58,7 +58,10 @@ def fulltext_leg(table: Any, query: str, where: str | None, limit: int) -> list[
 
     # A match query, not a parsed query string: quotes, colons or a stray `AND` in what the
     # user typed are words to find, not syntax.
-    search = table.search(MatchQuery(query, "text"), query_type="fts")
+    # lancedb declares MatchQuery's options with positional `pydantic.Field(default, ...)`,
+    # which mypy's dataclass_transform does not read as defaults.
+    match = MatchQuery(query, "text")  # type: ignore[call-arg]
+    search = table.search(match, query_type="fts")
     if where:
         search = search.where(where, prefilter=True)
     return search.select(CANDIDATE_COLUMNS).limit(limit).to_list()

@@ -114,7 +114,7 @@ def detect_secrets_kinds(texts: list[str]) -> list[list[str]]:
     try:
         with _detect_secrets_lock, transient_settings(config):
             for text in texts:
-                kinds = []
+                kinds: list[str] = []
                 for line in text.splitlines():
                     if line.strip():
                         kinds.extend(secret.type for secret in scan_line(line))

@@ -128,6 +128,7 @@ class HubRemote:
 
     def list_files(self, folder: str, commit: str) -> list[RemoteFile]:
         from huggingface_hub.errors import EntryNotFoundError
+        from huggingface_hub.hf_api import RepoFile
 
         try:
             with self._translated("list"):
@@ -139,9 +140,7 @@ class HubRemote:
                     repo_type="dataset",
                 )
                 return [
-                    RemoteFile(path=e.path, size=e.size)
-                    for e in entries
-                    if getattr(e, "size", None) is not None and hasattr(e, "blob_id")
+                    RemoteFile(path=e.path, size=e.size) for e in entries if isinstance(e, RepoFile)
                 ]
         except HubError as err:
             if isinstance(err.__cause__, EntryNotFoundError):
@@ -226,11 +225,13 @@ class HubRemote:
     def delete_unreferenced_lfs(self, commit: str) -> int:
         """Permanently delete the repo's LFS objects that no file at `commit` points to (what a
         squashed history left stored); returns how many."""
+        from huggingface_hub.hf_api import RepoFile
+
         with self._translated("clean up"):
             entries = self.api.list_repo_tree(
                 self.spec.repo_id, recursive=True, revision=commit, repo_type="dataset"
             )
-            kept = {e.lfs.sha256 for e in entries if getattr(e, "lfs", None) is not None}
+            kept = {e.lfs.sha256 for e in entries if isinstance(e, RepoFile) and e.lfs is not None}
             stale = [
                 f
                 for f in self.api.list_lfs_files(self.spec.repo_id, repo_type="dataset")

@@ -90,17 +90,18 @@ def handle_record(
             parent = record.get("sessionId") or None
     workdir = str(record.get("cwd") or assembler.extra.get("cwd") or "")
     assembler.extra["cwd"] = workdir
-    fields = {
-        "session_id": session,
-        "turn_uuid": _unique_uuid(assembler, record, session, line_no),
-        "parent_uuid": parent,
-        "ts": iso_utc(record.get("timestamp")),
-        "role": str(message.get("role") or kind),
-        "workdir": workdir,
-    }
+    start = partial(
+        assembler.start,
+        session_id=session,
+        turn_uuid=_unique_uuid(assembler, record, session, line_no),
+        parent_uuid=parent,
+        ts=iso_utc(record.get("timestamp")),
+        role=str(message.get("role") or kind),
+        workdir=workdir,
+    )
     if kind == "assistant":
         key = f"{session}\x00{message.get('id') or record.get('uuid')}"
-        turn = assembler.reopen(key) or assembler.start(**fields, open_key=key)
+        turn = assembler.reopen(key) or start(open_key=key)
         add_assistant_content(
             assembler,
             turn,
@@ -115,7 +116,7 @@ def handle_record(
     )
     if has_prompt and not record.get("isMeta"):
         assembler.close()  # a human prompt ends the assistant message in progress
-    turn = assembler.start(**fields)
+    turn = start()
     note = "compaction" if record.get("isCompactSummary") else None
     _user_blocks(assembler, turn, content, skip_text=bool(record.get("isMeta")), note=note)
 

@@ -92,7 +92,7 @@ def open_stream(path: Path) -> IO[bytes]:
         return raw
     import zstandard
 
-    return zstandard.ZstdDecompressor().stream_reader(raw, closefd=True)  # type: ignore[return-value]
+    return zstandard.ZstdDecompressor().stream_reader(raw, closefd=True)
 
 
 def _head_hash(path: Path, length: int) -> str:

@@ -77,7 +77,7 @@ def _read_row(
     if not session or not isinstance(messages, list):
         warnings.append(f"{where}: row without session_id or messages; skipped")
         return
-    harness = row.get("harness") if row.get("harness") in HARNESSES else HARNESS
+    harness = str(row["harness"]) if row.get("harness") in HARNESSES else HARNESS
     workdir = str(row.get("workdir") or row.get("cwd") or "")
     default_ts = row.get("ts") or row.get("sent_at")
     if default_ts is not None and hasattr(default_ts, "isoformat"):

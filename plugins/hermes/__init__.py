@@ -115,7 +115,7 @@ def _run(tool: str, argv: list[str]) -> str:
 
 
 def recall(args: dict[str, Any], **_: Any) -> str:
-    _, bound = _settings()
+    bound = _settings()[1]
     argv = ["recall", "--format", "agent"]
     if args.get("k"):
         argv += ["-k", str(int(args["k"]))]
@@ -126,7 +126,7 @@ def recall(args: dict[str, Any], **_: Any) -> str:
 
 
 def get(args: dict[str, Any], **_: Any) -> str:
-    _, bound = _settings()
+    bound = _settings()[1]
     argv = ["get", str(args.get("session_id", "")), str(args.get("turn_uuid", ""))]
     argv += ["--format", "agent"]
     if args.get("window") is not None:
