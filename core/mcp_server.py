@@ -7,7 +7,9 @@ recall is warm too.
 
 from __future__ import annotations
 
+import inspect
 import threading
+from collections.abc import Callable
 from typing import Any
 
 INSTRUCTIONS = """\
@@ -47,18 +49,12 @@ def build_server(default_memory: str | None = None) -> Any:
         # A call's own memory wins over the one the server was started with.
         return memory.strip() if memory and memory.strip() else default_memory
 
-    @server.tool(name="recall", description=RECALL_DESCRIPTION)
     def recall_tool(
         query: str,
         k: int | None = None,
         max_tokens: int | None = None,
-        harness: str | None = None,
-        block_type: str | None = None,
-        project: str | None = None,
-        since: str | None = None,
-        until: str | None = None,
-        session: str | None = None,
         memory: str | None = None,
+        **filters: str | None,
     ) -> str:
         from funes.project.multi import recall_many
         from funes.retrieve import format_agent
@@ -74,16 +70,13 @@ def build_server(default_memory: str | None = None) -> Any:
                 memory_for(memory),
                 query,
                 k=max(1, min(k, 50)),
-                harness=harness or None,
-                block_type=block_type or None,
-                project=project,
-                since=since,
-                until=until,
-                session=session,
+                **{name: value or None for name, value in filters.items()},
             )
         except Exception as error:  # the model gets one readable line, never a traceback
             return f"recall error: {_one_line(error)}"
         return format_agent(result, max_tokens=max_tokens)
+
+    server.tool(name="recall", description=RECALL_DESCRIPTION)(_with_filters(recall_tool))
 
     @server.tool(name="get", description=GET_DESCRIPTION)
     def get_tool(
@@ -105,12 +98,39 @@ def build_server(default_memory: str | None = None) -> Any:
         from funes.status import memory_status
 
         try:
-            named = split_memories(memory_for(memory)) or [None]
+            named: list[str | None] = [*split_memories(memory_for(memory))] or [None]
             return "\n".join(render_status(memory_status(m)) for m in named)
         except Exception as error:
             return f"status error: {_one_line(error)}"
 
     return server
+
+
+def _with_filters(tool: Callable[..., str]) -> Callable[..., str]:
+    """`tool` as the SDK should see it: its `**filters` spelled out as one optional string
+    parameter per recall filter (FILTER_NAMES), before `memory`, so the tool's input schema
+    names each filter."""
+    from funes.retrieve.filters import FILTER_NAMES
+
+    signature = inspect.signature(tool, eval_str=True)
+    keyword = inspect.Parameter.KEYWORD_ONLY
+    plain = [p for p in signature.parameters.values() if p.kind is not p.VAR_KEYWORD]
+    filters = [
+        inspect.Parameter(name, keyword, default=None, annotation=str | None)
+        for name in FILTER_NAMES
+    ]
+    # The call's memory comes after its filters, as it always has.
+    first = [p for p in plain if p.name != "memory"]
+    last = [p.replace(kind=keyword) for p in plain if p.name == "memory"]
+    parameters = [*first, *filters, *last]
+    # The SDK reads the parameters from `__signature__` (inspect.signature honours it), which
+    # mypy does not know functions may carry.
+    tool.__signature__ = signature.replace(parameters=parameters)  # type: ignore[attr-defined]
+    tool.__annotations__ = {
+        **{p.name: p.annotation for p in parameters},
+        "return": signature.return_annotation,
+    }
+    return tool
 
 
 def _one_line(error: BaseException) -> str:
@@ -126,7 +146,8 @@ def _warm_up(memory: str | None) -> None:
         from funes.project.multi import split_memories
         from funes.retrieve.second_pass import load_second_pass
 
-        first = (split_memories(memory) or [None])[0]
+        named: list[str | None] = [*split_memories(memory)] or [None]
+        first = named[0]
         load_embedder(open_memory(first).store.model_id or None)
         load_second_pass()
     except Exception:

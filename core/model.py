@@ -23,6 +23,10 @@ HARNESS_ALIASES: dict[str, str] = {
 }
 
 
+# What `--harness` offers (the aliases without the dashed spelling).
+HARNESS_CHOICES: tuple[str, ...] = ("claude", "claude_code", "codex", "pi", "hermes", "parquet")
+
+
 def normalise_harness(name: str) -> str:
     """Map a user-facing agent name to the stored harness facet, or raise ValueError."""
     key = name.strip().lower()

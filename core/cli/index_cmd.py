@@ -9,13 +9,13 @@ from typing import Any
 
 import click
 
-HARNESS_CHOICES = ["claude", "claude_code", "codex", "pi", "hermes", "parquet"]
+from funes.model import HARNESS_CHOICES
 
 
 @click.command("index")
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @click.option(
-    "--harness", type=click.Choice(HARNESS_CHOICES), help="Only this agent's transcripts."
+    "--harness", type=click.Choice(list(HARNESS_CHOICES)), help="Only this agent's transcripts."
 )
 @click.option(
     "--budget",

@@ -30,6 +30,26 @@ def memories_option(func: Callable[..., Any]) -> Callable[..., Any]:
     )
 
 
+def filter_options(
+    *names: str, help: dict[str, str] | None = None
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """The recall filters' options (`names`, default all), as `Filters` declares them, in its
+    order; `help` rewords some for a command whose filter means something narrower."""
+    from funes.retrieve.filters import FILTERS
+
+    chosen = [spec for spec in FILTERS if not names or spec.name in names]
+    reworded = help or {}
+
+    def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
+        for spec in reversed(chosen):  # click lists options in decorator order, top first
+            choice = click.Choice(list(spec.choices)) if spec.choices else None
+            text = reworded.get(spec.name, spec.help)
+            func = click.option(spec.flag, spec.name, type=choice, help=text)(func)
+        return func
+
+    return decorate
+
+
 def format_option(func: Callable[..., Any]) -> Callable[..., Any]:
     return click.option(
         "--format",

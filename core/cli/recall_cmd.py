@@ -4,12 +4,9 @@ from __future__ import annotations
 
 import click
 
-from funes.cli.options import format_option, memories_option, output_format
+from funes.cli.options import filter_options, format_option, memories_option, output_format
 from funes.retrieve.pipeline import DEFAULT_CANDIDATES, DEFAULT_K, DEFAULT_NEIGHBORS
 from funes.retrieve.recency import DEFAULT_HALF_LIFE_DAYS
-
-HARNESS_CHOICES = ["claude", "claude_code", "codex", "pi", "hermes", "parquet"]
-BLOCK_TYPE_CHOICES = ["text", "thinking", "tool_use", "tool_result"]
 
 
 @click.command("recall")
@@ -34,14 +31,7 @@ BLOCK_TYPE_CHOICES = ["text", "thinking", "tool_use", "tool_result"]
     show_default=True,
     help="How deep each search goes before re-ranking.",
 )
-@click.option("--harness", type=click.Choice(HARNESS_CHOICES), help="Only this agent's sessions.")
-@click.option(
-    "--type", "block_type", type=click.Choice(BLOCK_TYPE_CHOICES), help="Only this kind of block."
-)
-@click.option("--project", help="Only sessions whose workdir or git repo contains this text.")
-@click.option("--since", help="Only from this time on: 2026-01-31, an ISO timestamp, or 7d/12h/2w.")
-@click.option("--until", help="Only before this time (a bare date includes that day).")
-@click.option("--session", help="Only this session (an id or a prefix of one).")
+@filter_options()
 @click.option(
     "--neighbors",
     type=click.IntRange(0, 2),
@@ -65,17 +55,12 @@ def command(
     k: int | None,
     max_tokens: int | None,
     candidates: int,
-    harness: str | None,
-    block_type: str | None,
-    project: str | None,
-    since: str | None,
-    until: str | None,
-    session: str | None,
     neighbors: int,
     half_life: float,
     memory: tuple[str, ...],
     as_json: bool,
     fmt: str | None,
+    **filters: str | None,
 ) -> None:
     """Recall past agent work: passages ranked by relevance, each naming agent, time,
     session and turn.
@@ -100,15 +85,10 @@ def command(
             memory,
             " ".join(query),
             k=k,
-            harness=harness,
-            block_type=block_type,
-            project=project,
-            since=since,
-            until=until,
-            session=session,
             candidates=candidates,
             neighbors=neighbors,
             half_life_days=half_life,
+            **filters,
         )
     except (ValueError, RecallError) as error:
         raise click.ClickException(str(error)) from None

@@ -4,18 +4,20 @@ from __future__ import annotations
 
 import click
 
-from funes.cli.options import memory_option, reading_memory
-
-HARNESS_CHOICES = ["claude", "claude_code", "codex", "pi", "hermes", "parquet"]
+from funes.cli.options import filter_options, memory_option, reading_memory
 
 
 @click.command("sessions")
-@click.option("--harness", type=click.Choice(HARNESS_CHOICES), help="Only this agent's sessions.")
-@click.option("--project", help="Only sessions whose workdir or git repo contains this text.")
-@click.option(
-    "--since", help="Only sessions active from this time on: 2026-01-31, ISO, or 7d/12h/2w."
+@filter_options(
+    "harness",
+    "project",
+    "since",
+    "until",
+    help={
+        "since": "Only sessions active from this time on: 2026-01-31, ISO, or 7d/12h/2w.",
+        "until": "Only sessions started before this time (a bare date includes it).",
+    },
 )
-@click.option("--until", help="Only sessions started before this time (a bare date includes it).")
 @click.option(
     "--limit",
     "-n",

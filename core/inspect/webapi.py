@@ -6,9 +6,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from funes.retrieve.filters import FILTER_NAMES, FILTERS
+
 Params = dict[str, str]
-# Query parameters recall's filters accept, passed through as given (validated by Filters.build).
-FILTERS = ("harness", "project", "since", "until")
+# The filters the session list takes (a session has no block type, and is not filtered by id).
+SESSION_FILTERS = ("harness", "project", "since", "until")
 MAX_K = 50
 
 
@@ -16,8 +18,14 @@ class BadRequest(ValueError):
     """The request is wrong; the message is for the person using the page."""
 
 
-def _filters(params: Params) -> dict[str, str | None]:
-    return {name: (params.get(name) or "").strip() or None for name in FILTERS}
+def _filters(params: Params, names: tuple[str, ...] = FILTER_NAMES) -> dict[str, Any]:
+    """The `names` filters from the query parameters, each named as its CLI flag without the
+    dashes (`type` for the block type), passed through as given (Filters.build validates)."""
+    return {
+        spec.name: (params.get(spec.flag.removeprefix("--")) or "").strip() or None
+        for spec in FILTERS
+        if spec.name in names
+    }
 
 
 def _int(params: Params, name: str, default: int, low: int, high: int) -> int:
@@ -37,23 +45,15 @@ def search(memory: str | None, params: Params) -> dict[str, Any]:
     query = (params.get("q") or "").strip()
     if not query:
         raise BadRequest("type what to recall")
-    session = (params.get("session") or "").strip() or None
-    block_type = (params.get("type") or "").strip() or None
-    result = recall(
-        query,
-        k=_int(params, "k", 10, 1, MAX_K),
-        memory=memory,
-        session=session,
-        block_type=block_type,
-        **_filters(params),
-    )
+    result = recall(query, k=_int(params, "k", 10, 1, MAX_K), memory=memory, **_filters(params))
     return recall_json(result)
 
 
 def sessions(memory: str | None, params: Params) -> dict[str, Any]:
     from funes.inspect.sessions import list_sessions
 
-    found = list_sessions(memory, limit=_int(params, "limit", 200, 1, 5000), **_filters(params))
+    limit = _int(params, "limit", 200, 1, 5000)
+    found = list_sessions(memory, limit=limit, **_filters(params, SESSION_FILTERS))
     return {"sessions": [s.as_dict() for s in found]}
 
 

@@ -3,49 +3,107 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field, fields
 from datetime import UTC, date, datetime, timedelta
+from typing import Any
 
-from funes.model import BLOCK_TYPES, normalise_harness
+from funes.model import BLOCK_TYPES, HARNESS_CHOICES, normalise_harness
 
 _RELATIVE = re.compile(r"^\s*(\d+)\s*([hdwmy])\s*$", re.IGNORECASE)
 _UNIT_DAYS = {"h": 1 / 24, "d": 1, "w": 7, "m": 30, "y": 365}
 
 
 @dataclass(frozen=True, slots=True)
+class FilterSpec:
+    """One recall filter as every surface spells it. `name` is the Filters field, the keyword of
+    `recall()` and `Filters.build`, and the MCP tool's parameter; `flag` and `help` make the CLI
+    option (`flag` without its dashes is also the `funes ui` query parameter); `choices` are the
+    values the CLI offers (elsewhere `Filters.build` says what is wrong)."""
+
+    name: str
+    flag: str
+    help: str
+    choices: tuple[str, ...] = ()
+
+
+def _parse_harness(value: str, now: datetime) -> str | None:
+    return normalise_harness(value) if value else None
+
+
+def _parse_block_type(value: str, now: datetime) -> str | None:
+    if value not in BLOCK_TYPES:
+        raise ValueError(f"unknown block type {value!r}: expected one of {', '.join(BLOCK_TYPES)}")
+    return value
+
+
+def _parse_text(value: str, now: datetime) -> str | None:
+    return value.strip() or None
+
+
+def _parse_since(value: str, now: datetime) -> str | None:
+    return parse_when(value, now=now, end_of_day=False) if value else None
+
+
+def _parse_until(value: str, now: datetime) -> str | None:
+    return parse_when(value, now=now, end_of_day=True) if value else None
+
+
+def _filter(
+    parse: Callable[[str, datetime], str | None],
+    flag: str,
+    help: str,
+    choices: tuple[str, ...] = (),
+) -> Any:
+    """A Filters field: None unless given; how to read what the user typed; its CLI option."""
+    return field(default=None, metadata={"parse": parse, "cli": (flag, help, choices)})
+
+
+@dataclass(frozen=True, slots=True)
 class Filters:
-    harness: str | None = None  # stored facet, already normalised
-    block_type: str | None = None
-    project: str | None = None  # substring of the workdir or of a repo identity
-    since: str | None = None  # ISO-8601 UTC lower bound (inclusive)
-    until: str | None = None  # ISO-8601 UTC upper bound (exclusive)
-    session: str | None = None  # a session id or a prefix of one (agent format shows 8 chars)
+    """The recall filters, declared once: each field is a filter (its CLI option and how user
+    input is read are in its metadata); FILTERS lists them for the CLI, the MCP tool and the
+    web UI. The values are validated and normalised (`build`)."""
+
+    # stored facet, already normalised
+    harness: str | None = _filter(
+        _parse_harness, "--harness", "Only this agent's sessions.", HARNESS_CHOICES
+    )
+    block_type: str | None = _filter(
+        _parse_block_type, "--type", "Only this kind of block.", BLOCK_TYPES
+    )
+    # substring of the workdir or of a repo identity
+    project: str | None = _filter(
+        _parse_text, "--project", "Only sessions whose workdir or git repo contains this text."
+    )
+    # ISO-8601 UTC lower bound (inclusive)
+    since: str | None = _filter(
+        _parse_since,
+        "--since",
+        "Only from this time on: 2026-01-31, an ISO timestamp, or 7d/12h/2w.",
+    )
+    # ISO-8601 UTC upper bound (exclusive)
+    until: str | None = _filter(
+        _parse_until, "--until", "Only before this time (a bare date includes that day)."
+    )
+    # a session id or a prefix of one (agent format shows 8 chars)
+    session: str | None = _filter(
+        _parse_text, "--session", "Only this session (an id or a prefix of one)."
+    )
 
     @classmethod
-    def build(
-        cls,
-        *,
-        harness: str | None = None,
-        block_type: str | None = None,
-        project: str | None = None,
-        since: str | None = None,
-        until: str | None = None,
-        session: str | None = None,
-        now: datetime | None = None,
-    ) -> Filters:
-        """Validate user input into filters; raises ValueError with a message fit for the user."""
-        if block_type is not None and block_type not in BLOCK_TYPES:
-            raise ValueError(
-                f"unknown block type {block_type!r}: expected one of {', '.join(BLOCK_TYPES)}"
-            )
-        return cls(
-            harness=normalise_harness(harness) if harness else None,
-            block_type=block_type or None,
-            project=project.strip() or None if project else None,
-            since=parse_when(since, now=now, end_of_day=False) if since else None,
-            until=parse_when(until, now=now, end_of_day=True) if until else None,
-            session=session.strip() or None if session else None,
-        )
+    def build(cls, *, now: datetime | None = None, **given: str | None) -> Filters:
+        """Validate user input (keywords: FILTER_NAMES; None or absent: not filtered) into
+        filters; raises ValueError with a message fit for the user."""
+        unknown = sorted(set(given) - set(FILTER_NAMES))
+        if unknown:
+            raise TypeError(f"unknown filter(s): {', '.join(unknown)}")
+        moment = now or datetime.now(UTC)
+        values: dict[str, str | None] = {}
+        for spec in fields(cls):
+            raw = given.get(spec.name)
+            values[spec.name] = None if raw is None else spec.metadata["parse"](raw, moment)
+        return cls(**values)
 
     def to_sql(self) -> str | None:
         clauses: list[str] = []
@@ -99,3 +157,9 @@ def _iso(moment: datetime) -> str:
 
 def quote_sql(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
+
+
+FILTERS: tuple[FilterSpec, ...] = tuple(
+    FilterSpec(spec.name, *spec.metadata["cli"]) for spec in fields(Filters)
+)
+FILTER_NAMES: tuple[str, ...] = tuple(spec.name for spec in FILTERS)

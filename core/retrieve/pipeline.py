@@ -41,20 +41,17 @@ def recall(
     *,
     k: int = DEFAULT_K,
     memory: str | None = None,
-    harness: str | None = None,
-    block_type: str | None = None,
-    project: str | None = None,
-    since: str | None = None,
-    until: str | None = None,
-    session: str | None = None,
     candidates: int = DEFAULT_CANDIDATES,
     neighbors: int = DEFAULT_NEIGHBORS,
     half_life_days: float = DEFAULT_HALF_LIFE_DAYS,
     second_pass: bool = True,
     now: datetime | None = None,
     timings: dict[str, float] | None = None,
+    **filters: str | None,
 ) -> RecallResult:
-    """The passages of a memory that best answer `query`, with provenance.
+    """The passages of a memory that best answer `query`, with provenance. `filters` are
+    keywords of `Filters.build` (FILTER_NAMES: harness, block_type, project, since, until,
+    session).
 
     Raises ValueError for a bad filter, MemoryNotFound when there is no memory, RecallError when
     neither search could run. One failing search is not an error: the other answers, and
@@ -63,15 +60,7 @@ def recall(
     clock = _Clock(timings)
     now = now or datetime.now(UTC)
     half_life_days = check_half_life(half_life_days)
-    filters = Filters.build(
-        harness=harness,
-        block_type=block_type,
-        project=project,
-        since=since,
-        until=until,
-        session=session,
-        now=now,
-    )
+    where = Filters.build(now=now, **filters).to_sql()
     query = " ".join(query.split())
     if not query:
         raise ValueError("empty query: say what to recall")
@@ -82,7 +71,7 @@ def recall(
         return result
     clock.lap("count")
 
-    pool, query_vector = _first_pass(store, query, filters.to_sql(), candidates, notes, clock)
+    pool, query_vector = _first_pass(store, query, where, candidates, notes, clock)
     if not pool:
         return result
     fulltext, vector = _features(pool, query_vector)
