@@ -175,7 +175,7 @@ def _publish_bound_memories(entries: list[tuple[Path, dict[str, Any]]]) -> None:
     """Push a Hub memory an agent is bound to at its session boundary, or at the latest every
     PUBLISH_INTERVAL_S for agents whose hooks give no clean end-of-session event."""
     from funes.agents import bound_memory
-    from funes.memory import is_remote_spec
+    from funes.sync.spec import is_remote_spec
 
     for agent in sorted({str(e.get("agent") or "") for _, e in entries}):
         spec = bound_memory(agent) if agent else None

@@ -93,9 +93,8 @@ def build_server(default_memory: str | None = None) -> Any:
 
     @server.tool(name="status", description=STATUS_DESCRIPTION)
     def status_tool(memory: str | None = None) -> str:
-        from funes.cli.status_cmd import render_status
         from funes.project.multi import split_memories
-        from funes.status import memory_status
+        from funes.status import memory_status, render_status
 
         try:
             named: list[str | None] = [*split_memories(memory_for(memory))] or [None]

@@ -2,42 +2,18 @@
 
 Spec forms: empty/None/"local" → `$FUNES_HOME/memory`; `hf://datasets/ORG/REPO[/prefix]` or the
 shorthand `ORG/REPO` → a remote memory (opened through `funes.sync.remote`); anything else → a
-local folder holding a memory.
+local folder holding a memory. What it returns and raises (OpenedMemory, MemoryUnavailable) is
+declared in `funes.index.store`, below both this module and the remote opener.
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
+from funes.index.store import MemoryUnavailable, OpenedMemory
 from funes.paths import local_memory_dir
-
-
-class MemoryUnavailable(Exception):
-    """The memory asked for cannot be read here; the message is one line saying what to do.
-    Never answered from another memory instead: asking for one memory and getting another is
-    wrong."""
-
-
-@dataclass
-class OpenedMemory:
-    store: Any  # funes.index.store.ChunkStore
-    label: str  # how the memory is named in output and in `get` hints
-    notes: list[str] = field(default_factory=list)  # e.g. "remote unreachable, using cache"
-    remote: str | None = None  # the hf:// URI when the memory is remote
-
-
-def is_remote_spec(spec: str | None) -> bool:
-    if not spec:
-        return False
-    spec = spec.strip()
-    if spec.startswith("hf://"):
-        return True
-    if spec.startswith(("/", ".", "~")) or os.path.exists(spec):
-        return False
-    return spec.count("/") == 1 and all(spec.split("/"))
+from funes.sync.spec import is_remote_spec
 
 
 def default_spec() -> str | None:

@@ -24,7 +24,7 @@ def friendly_errors(args: Sequence[str]) -> Iterator[None]:
     home = funes_home()
     if home.exists() and not home.is_dir():
         raise click.ClickException(_home_is_a_file(home))
-    from funes.memory import MemoryUnavailable
+    from funes.index.store import MemoryUnavailable
 
     try:
         yield
@@ -97,7 +97,7 @@ def damaged_memory_message(label: str, error: BaseException) -> str:
     detail = detail.split(", /rustc/")[0]  # lance appends the Rust source location
     if len(detail) > 160:
         detail = detail[:157] + "…"
-    from funes.memory import is_remote_spec
+    from funes.sync.spec import is_remote_spec
 
     if is_remote_spec(label):  # the damage is in this machine's copy: fetch it again
         from funes.sync.remote import RemoteCache
@@ -122,8 +122,8 @@ def memory_spec_in(args: Sequence[str]) -> str | None:
 
 def memory_label(spec: str | None) -> str:
     """How a memory is named: its folder for a local one, the spec for a remote one."""
-    from funes.memory import is_remote_spec
     from funes.paths import local_memory_dir
+    from funes.sync.spec import is_remote_spec
 
     if not spec or spec == "local":
         return str(local_memory_dir())

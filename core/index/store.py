@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import shutil
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -48,6 +49,20 @@ INT_COLUMNS = ("seq", "block_idx", "split_idx")
 
 class MemoryNotFound(Exception):
     """No memory exists at the path."""
+
+
+class MemoryUnavailable(Exception):
+    """The memory asked for cannot be read here; the message is one line saying what to do.
+    Never answered from another memory instead: asking for one memory and getting another is
+    wrong."""
+
+
+@dataclass
+class OpenedMemory:
+    store: Any  # a ChunkStore
+    label: str  # how the memory is named in output and in `get` hints
+    notes: list[str] = field(default_factory=list)  # e.g. "remote unreachable, using cache"
+    remote: str | None = None  # the hf:// URI when the memory is remote
 
 
 class ModelMismatch(Exception):

@@ -37,7 +37,7 @@ def _iso(epoch: float | None) -> str | None:
 def bound_remotes() -> dict[str, list[str]]:
     """Every Hub memory something here is bound to → who binds it."""
     from funes.agents import wired_agents
-    from funes.memory import is_remote_spec
+    from funes.sync.spec import is_remote_spec
 
     bound: dict[str, list[str]] = {}
     for agent, record in wired_agents().items():

@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from funes.paths import claude_home, codex_home, hermes_home, pi_agent_dir
+from funes.sync.spec import folder_memory
 
 # Stored harness facet → the agent name `funes add` records.
 AGENT_OF_HARNESS = {"claude_code": "claude", "codex": "codex", "pi": "pi", "hermes": "hermes"}
@@ -18,15 +19,6 @@ def index_target(agent: str) -> Path | None:
     from funes.agents import bound_memory
 
     return folder_memory(bound_memory(agent) if agent else None)
-
-
-def folder_memory(spec: str | None) -> Path | None:
-    """`spec` as a local folder memory, or None when it is the default or a Hub memory."""
-    from funes.memory import is_remote_spec
-
-    if not spec or spec.strip() in ("", "local") or is_remote_spec(spec):
-        return None
-    return Path(spec).expanduser().absolute()
 
 
 def agent_of_transcript(path: Path) -> str:

@@ -35,7 +35,7 @@ def tombstones_dir() -> Path:
 
 def memory_key(memory: str | Path | None) -> str:
     """How a tombstone names its memory: `local`, an absolute folder, or an `hf://` URI."""
-    from funes.memory import is_remote_spec
+    from funes.sync.spec import is_remote_spec
 
     if memory is None or (isinstance(memory, str) and memory.strip() in ("", LOCAL)):
         return LOCAL

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from funes.memory import MemoryUnavailable, OpenedMemory
+from funes.index.store import MemoryUnavailable, OpenedMemory
 from funes.paths import funes_home
 from funes.sync.hub import HubOffline, HubRemote
 from funes.sync.spec import RemoteSpec, parse_remote_spec

@@ -1,9 +1,12 @@
-"""Remote memory specs: `ORG/REPO` shorthand or `hf://datasets/ORG/REPO[/prefix]`."""
+"""Memory specs: a remote one (`ORG/REPO` shorthand or `hf://datasets/ORG/REPO[/prefix]`) or a
+local folder."""
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
 
 @dataclass(frozen=True)
@@ -37,3 +40,21 @@ def parse_remote_spec(spec: str) -> RemoteSpec:
     if len(parts) < 2:
         raise ValueError(f"{spec}: expected ORG/REPO or hf://datasets/ORG/REPO[/prefix]")
     return RemoteSpec(repo_id="/".join(parts[:2]), prefix="/".join(parts[2:]))
+
+
+def is_remote_spec(spec: str | None) -> bool:
+    if not spec:
+        return False
+    spec = spec.strip()
+    if spec.startswith("hf://"):
+        return True
+    if spec.startswith(("/", ".", "~")) or os.path.exists(spec):
+        return False
+    return spec.count("/") == 1 and all(spec.split("/"))
+
+
+def folder_memory(spec: str | None) -> Path | None:
+    """`spec` as a local folder memory, or None when it is the default or a Hub memory."""
+    if not spec or spec.strip() in ("", "local") or is_remote_spec(spec):
+        return None
+    return Path(spec).expanduser().absolute()
