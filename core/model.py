@@ -62,14 +62,11 @@ class Turn:
 
 
 @dataclass(slots=True)
-class Chunk:
-    """One split of one block of one turn: the unit that is embedded, searched and stored."""
+class Provenance:
+    """Where a passage comes from: what a stored chunk and a recalled hit both carry."""
 
-    id: str
-    text: str
     session_id: str
     turn_uuid: str
-    parent_uuid: str | None
     seq: int
     ts: str
     role: str
@@ -79,5 +76,14 @@ class Chunk:
     workdir: str
     repo: str
     source_path: str
+
+
+@dataclass(slots=True)
+class Chunk(Provenance):
+    """One split of one block of one turn: the unit that is embedded, searched and stored."""
+
+    id: str
+    text: str
+    parent_uuid: str | None
     block_idx: int
     split_idx: int

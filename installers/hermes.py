@@ -16,18 +16,16 @@ from __future__ import annotations
 
 import io
 import itertools
-import json
-import shutil
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from funes.installers.base import (
     ConfigError,
     InstallReport,
-    bound_memory_in,
-    funes_command,
+    plugin_status,
     read_config_text,
+    remove_plugin,
+    render_plugin,
     write_atomic,
 )
 from funes.paths import hermes_home
@@ -227,17 +225,6 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def _write_plugin(report: InstallReport, memory: str | None) -> None:
-    target = plugin_dir()
-    source = resources.files("funes.plugins") / "hermes"
-    for name in PLUGIN_FILES:
-        if write_atomic(target / name, (source / name).read_bytes(), backup=False):
-            report.changed.append(target / name)
-    bound = {"command": funes_command(), "memory": memory}
-    if write_atomic(target / "funes.json", json.dumps(bound, indent=2) + "\n", backup=False):
-        report.changed.append(target / "funes.json")
-
-
 class HermesInstaller:
     agent = "hermes"
 
@@ -251,7 +238,7 @@ class HermesInstaller:
         edited = config.text_adding(PLUGIN_NAME)  # planned on the text as the user wrote it
         plugins = config.plugins_section(create=True)
 
-        _write_plugin(report, memory)
+        render_plugin(report, "hermes", PLUGIN_FILES, plugin_dir(), memory)
         if PLUGIN_NAME not in plugins["enabled"]:
             plugins["enabled"].append(PLUGIN_NAME)
         disabled = plugins.get("disabled")
@@ -283,10 +270,7 @@ class HermesInstaller:
                 del config.data["plugins"]
             if write_atomic(config.path, config.render(edited)):
                 report.changed.append(config.path)
-        target = plugin_dir()
-        if target.exists():
-            report.changed.extend(path for path in sorted(target.iterdir()) if path.is_file())
-            shutil.rmtree(target)
+        remove_plugin(report, plugin_dir())
         return report
 
     def status(self) -> dict[str, object]:
@@ -295,12 +279,7 @@ class HermesInstaller:
         except ConfigError as exc:
             return {"installed": False, "files": [], "problem": str(exc)}
         enabled = plugins is not None and PLUGIN_NAME in (plugins.get("enabled") or [])
-        target = plugin_dir()
-        present = (target / "__init__.py").exists()
-        memory = bound_memory_in(target)
-        files = [str(config_path())] if enabled else []
-        files += [str(path) for path in sorted(target.glob("*"))] if present else []
-        return {"installed": enabled and present, "files": files, "memory": memory}
+        return plugin_status(config_path(), enabled, plugin_dir(), "__init__.py")
 
 
 INSTALLER = HermesInstaller()

@@ -12,18 +12,17 @@ settings.json is rewritten with its own indentation and key order; JSON has no c
 from __future__ import annotations
 
 import json
-import shutil
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from funes.installers.base import (
     ConfigError,
     InstallReport,
-    bound_memory_in,
     dump_json_like,
-    funes_command,
+    plugin_status,
     read_config_text,
+    remove_plugin,
+    render_plugin,
     write_atomic,
 )
 from funes.paths import funes_home, pi_agent_dir
@@ -82,13 +81,7 @@ class PiInstaller:
         data, original = _read_settings(settings)  # refuse before touching anything
 
         target = package_dir()
-        source = resources.files("funes.plugins") / "pi"
-        for name in PACKAGE_FILES:
-            if write_atomic(target / name, (source / name).read_bytes(), backup=False):
-                report.changed.append(target / name)
-        bound = {"command": funes_command(), "memory": memory}
-        if write_atomic(target / "funes.json", json.dumps(bound, indent=2) + "\n", backup=False):
-            report.changed.append(target / "funes.json")
+        render_plugin(report, "pi", PACKAGE_FILES, target, memory)
 
         packages = data.get("packages") or []
         if not any(_is_ours(entry, str(target)) for entry in packages):
@@ -117,9 +110,7 @@ class PiInstaller:
                     del data["packages"]
                 if write_atomic(settings, dump_json_like(data, original)):
                     report.changed.append(settings)
-        if target.exists():
-            report.changed.extend(path for path in sorted(target.iterdir()) if path.is_file())
-            shutil.rmtree(target)
+        remove_plugin(report, target)
         return report
 
     def status(self) -> dict[str, object]:
@@ -129,11 +120,7 @@ class PiInstaller:
         except ConfigError as exc:
             return {"installed": False, "files": [], "problem": str(exc)}
         listed = any(_is_ours(entry, str(target)) for entry in data.get("packages") or [])
-        present = (target / "index.ts").exists()
-        memory = bound_memory_in(target)
-        files = [str(settings_path())] if listed else []
-        files += [str(path) for path in sorted(target.glob("*"))] if present else []
-        return {"installed": listed and present, "files": files, "memory": memory}
+        return plugin_status(settings_path(), listed, target, "index.ts")
 
 
 INSTALLER = PiInstaller()

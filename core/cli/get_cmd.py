@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from funes.cli.options import format_option, memories_option, output_format, reading_memory
+from funes.cli.options import memories_option, output_format, output_options, reading_memory
 from funes.retrieve.get import DEFAULT_WINDOW
 
 
@@ -19,8 +19,7 @@ from funes.retrieve.get import DEFAULT_WINDOW
     help="Also show the turns within N seqs of this one.",
 )
 @memories_option
-@click.option("--json", "as_json", is_flag=True, help="Print the turns as JSON.")
-@format_option
+@output_options("the turns")
 def command(
     session_id: str,
     turn_uuid: str,

@@ -50,13 +50,20 @@ def filter_options(
     return decorate
 
 
-def format_option(func: Callable[..., Any]) -> Callable[..., Any]:
-    return click.option(
-        "--format",
-        "fmt",
-        type=click.Choice(["agent", "human"]),
-        help="Output format (default: human on a terminal, agent otherwise).",
-    )(func)
+def output_options(what: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """`--json` (print `what` as JSON) and `--format agent|human`; read them with
+    `output_format`."""
+
+    def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
+        func = click.option(
+            "--format",
+            "fmt",
+            type=click.Choice(["agent", "human"]),
+            help="Output format (default: human on a terminal, agent otherwise).",
+        )(func)
+        return click.option("--json", "as_json", is_flag=True, help=f"Print {what} as JSON.")(func)
+
+    return decorate
 
 
 def output_format(fmt: str | None, as_json: bool) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from funes.cli.options import filter_options, format_option, memories_option, output_format
+from funes.cli.options import filter_options, memories_option, output_format, output_options
 from funes.retrieve.pipeline import DEFAULT_CANDIDATES, DEFAULT_K, DEFAULT_NEIGHBORS
 from funes.retrieve.recency import DEFAULT_HALF_LIFE_DAYS
 
@@ -48,8 +48,7 @@ from funes.retrieve.recency import DEFAULT_HALF_LIFE_DAYS
     help="Recency half-life in days (a gentle, bounded preference); 0 turns it off.",
 )
 @memories_option
-@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
-@format_option
+@output_options("the result")
 def command(
     query: tuple[str, ...],
     k: int | None,

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import click
 
-from funes.cli.options import format_option, memory_option, output_format, reading_memory
+from funes.cli.options import memory_option, output_format, output_options, reading_memory
 
 
 @click.command("show")
 @click.argument("session")
 @memory_option
-@click.option("--json", "as_json", is_flag=True, help="Print the session as JSON.")
-@format_option
+@output_options("the session")
 def command(session: str, memory: str | None, as_json: bool, fmt: str | None) -> None:
     """Print every turn of SESSION (an id, or a unique prefix such as the 8 characters
     `funes sessions` and `funes recall` show), in order, with its agent, project and times.

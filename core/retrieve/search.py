@@ -2,26 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import fields
 from typing import Any
+
+from funes.model import Provenance
 
 # What a candidate carries: provenance for the output, text for the second pass, the static
 # vector so that full-text hits get a vector score too.
-CANDIDATE_COLUMNS = [
-    "id",
-    "text",
-    "session_id",
-    "turn_uuid",
-    "seq",
-    "ts",
-    "role",
-    "block_type",
-    "tool_name",
-    "harness",
-    "workdir",
-    "repo",
-    "source_path",
-    "vector",
-]
+CANDIDATE_COLUMNS = ["id", "text", *(f.name for f in fields(Provenance)), "vector"]
 
 
 def open_store(memory: str | None) -> tuple[Any, str, list[str]]:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from funes.model import Provenance
+
 
 @dataclass(slots=True)
 class Neighbour:
@@ -17,19 +19,8 @@ class Neighbour:
 
 
 @dataclass(slots=True)
-class Hit:
+class Hit(Provenance):
     id: str
-    session_id: str
-    turn_uuid: str
-    seq: int
-    ts: str
-    role: str
-    block_type: str
-    tool_name: str | None
-    harness: str
-    workdir: str
-    repo: str
-    source_path: str
     text: str
     score: float
     neighbours: list[Neighbour] = field(default_factory=list)
