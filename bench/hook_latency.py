@@ -71,12 +71,12 @@ def main() -> None:
         }
     ).encode()
     hook = [_funes_bin(), "hook", args.agent]
-    module_hook = [sys.executable, "-m", "funes.hook", args.agent]
+    module_hook = [sys.executable, "-m", "funes.integrations.hook", args.agent]
     cases = {
         "python -c pass": ([sys.executable, "-c", "pass"], None, True),
         "funes hook (stdin closed)": (hook, payload, True),
         "funes hook (stdin left open)": (hook, payload, False),
-        "python -m funes.hook (no click)": (module_hook, payload, True),
+        "python -m funes.integrations.hook (no click)": (module_hook, payload, True),
     }
     samples: dict[str, list[float]] = {name: [] for name in cases}
     with open(home / "queue" / ".worker.lock", "a") as lock:

@@ -119,7 +119,7 @@ def main() -> None:
 
     from funes.inspect.overview import overview
     from funes.inspect.sessions import _SUMMARY_COLUMNS, list_sessions, show_session
-    from funes.memory import open_memory
+    from funes.sync.memory import open_memory
 
     with tempfile.TemporaryDirectory(prefix="funes-inspect-bench-") as tmp:
         path = args.memory or Path(tmp) / "memory"

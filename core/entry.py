@@ -13,7 +13,7 @@ import sys
 def main() -> None:
     argv = sys.argv[1:]
     if len(argv) >= 2 and argv[0] == "hook" and argv[1] not in ("-h", "--help"):
-        from funes.hook import run_hook
+        from funes.integrations.hook import run_hook
 
         sys.exit(run_hook(argv[1].strip().lower(), argv[2:], sys.stdin))
     from funes.cli import main as cli_main

@@ -94,7 +94,7 @@ class Installer(Protocol):
 
 
 def hook_command(agent: str) -> list[str]:
-    """The argv an agent runs after each turn: `funes hook <agent>` (see funes.hook)."""
+    """The argv an agent runs after each turn: `funes hook <agent>` (funes.integrations.hook)."""
     return [*funes_command(), "hook", agent]
 
 

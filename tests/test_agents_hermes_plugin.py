@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from funes.hook import queue_dir, spool_entry
+from funes.integrations.hook import queue_dir, spool_entry
 from funes.plugins import hermes as plugin
 
 FUNES_BIN = Path(sys.executable).with_name("funes")

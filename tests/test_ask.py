@@ -11,9 +11,16 @@ import pytest
 from click.testing import CliRunner
 from recall_fixtures import build_memory, make_hit, sample_turns
 
-from funes.ask import INSTRUCTION, MAX_PROMPT_BYTES, Source, build_prompt, plan_from_recall, prepare
 from funes.cli import main
 from funes.cli.ask_cmd import StatusLine
+from funes.integrations.ask import (
+    INSTRUCTION,
+    MAX_PROMPT_BYTES,
+    Source,
+    build_prompt,
+    plan_from_recall,
+    prepare,
+)
 from funes.retrieve import Hit, RecallResult
 
 
@@ -156,7 +163,7 @@ def test_unknown_agent_is_a_usage_error() -> None:
 
 def test_json_output_shape_is_pinned() -> None:
     # The shape `--json` prints, from the library object the CLI serialises.
-    from funes.ask import AskResult
+    from funes.integrations.ask import AskResult
 
     result = AskResult("an answer", [Source("s", "t", "pi", "2026-01-01T00:00:00Z")], "pi", "/m")
     assert json.loads(json.dumps(result.as_dict())) == {

@@ -19,8 +19,8 @@ from ask_fixtures import (
 )
 from click.testing import CliRunner
 
-from funes.ask import AgentFailed, build_prompt, run_agent
 from funes.cli import main
+from funes.integrations.ask import AgentFailed, build_prompt, run_agent
 
 pytestmark = pytest.mark.agents
 

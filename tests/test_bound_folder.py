@@ -8,10 +8,10 @@ from pathlib import Path
 
 from test_forget import _transcript
 
-from funes import agents
-from funes.hook import enqueue, spool_entry
 from funes.index.indexer import index
 from funes.index.store import ChunkStore, memory_exists
+from funes.integrations import agents
+from funes.integrations.hook import enqueue, spool_entry
 from funes.paths import local_memory_dir
 
 
@@ -26,7 +26,7 @@ def _texts(path: Path) -> str:
 
 
 def test_hooks_index_a_folder_bound_agent_into_its_folder(tmp_path: Path) -> None:
-    from funes.hook_worker import drain
+    from funes.integrations.hook_worker import drain
 
     claude = Path(os.environ["CLAUDE_CONFIG_DIR"])
     folder = tmp_path / "team-memory"

@@ -16,7 +16,6 @@ from agent_harness import make_agent_env, require_agent, wait_for_hook_worker
 from click.testing import CliRunner
 from sync_fixtures import SESSIONS_A, SESSIONS_B, add_sessions, hub  # noqa: F401  (fixture)
 
-from funes.agents import record_hook_fired, record_install, state_path, wired_agents
 from funes.cli import main
 from funes.index.indexer import index
 from funes.index.lock import lock_path
@@ -25,6 +24,7 @@ from funes.inspect import checks_agents, checks_local, checks_remote
 from funes.inspect.doctor import run_checks
 from funes.inspect.syncview import sync_views
 from funes.installers.base import InstallReport
+from funes.integrations.agents import record_hook_fired, record_install, state_path, wired_agents
 from funes.paths import funes_home, pi_agent_dir
 
 

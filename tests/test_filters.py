@@ -10,7 +10,7 @@ from funes.retrieve.filters import FILTER_NAMES, FILTERS, Filters
 
 def test_every_surface_offers_the_declared_filters() -> None:
     from funes.cli.recall_cmd import command
-    from funes.mcp_server import build_server
+    from funes.integrations.mcp_server import build_server
 
     options = {param.name: param.opts for param in command.params}
     for spec in FILTERS:

@@ -247,7 +247,7 @@ def test_chained_string_notify_runs_the_users_program(tmp_path) -> None:
     assert run("add", "codex", "--budget", "0").exit_code == 0
     import tomlkit
 
-    from funes.hook import run_hook
+    from funes.integrations.hook import run_hook
 
     argv = list(tomlkit.parse((codex_home() / "config.toml").read_text())["notify"])
     payload = json.dumps({"type": "agent-turn-complete", "thread-id": "t1"})
@@ -397,7 +397,7 @@ def test_half_life_zero_still_turns_recency_off() -> None:
 
 
 def test_hook_log_is_rotated_past_its_size_limit(tmp_funes_home) -> None:
-    from funes.hook import LOG_MAX_BYTES, log_hook_error
+    from funes.integrations.hook import LOG_MAX_BYTES, log_hook_error
 
     logs = tmp_funes_home / "logs"
     logs.mkdir(parents=True)
@@ -412,7 +412,7 @@ def test_hook_log_is_rotated_past_its_size_limit(tmp_funes_home) -> None:
 
 
 def test_worker_log_is_rotated_before_a_worker_starts(tmp_funes_home) -> None:
-    from funes.hook import LOG_MAX_BYTES, rotate_log
+    from funes.integrations.hook import LOG_MAX_BYTES, rotate_log
 
     logs = tmp_funes_home / "logs"
     logs.mkdir(parents=True)
@@ -444,7 +444,7 @@ def test_stale_state_tmp_files_are_removed_by_the_next_index(tmp_funes_home) -> 
 
 
 def test_stale_spool_tmp_files_are_removed_when_a_worker_starts(tmp_funes_home) -> None:
-    from funes.hook import queue_dir, remove_stale_spool_tmp
+    from funes.integrations.hook import queue_dir, remove_stale_spool_tmp
 
     queue = queue_dir()
     queue.mkdir(parents=True)

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from funes import agents
-from funes.hook import parse_payload, queue_dir, spool_entry
+from funes.integrations import agents
+from funes.integrations.hook import parse_payload, queue_dir, spool_entry
 
 FUNES = str(Path(sys.executable).with_name("funes"))
 HEAVY = ("lancedb", "numpy", "torch", "pyarrow", "sentence_transformers", "model2vec")
@@ -115,7 +115,7 @@ def test_hook_path_imports_nothing_heavy(tmp_funes_home: Path) -> None:
     )
     assert result.returncode == 0
     imported = {line.split("|")[-1].strip() for line in result.stderr.splitlines() if "|" in line}
-    assert "funes.hook" in imported
+    assert "funes.integrations.hook" in imported
     assert not {m for m in imported if m.split(".")[0] in HEAVY}
 
 

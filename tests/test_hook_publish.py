@@ -11,8 +11,8 @@ from pathlib import Path
 from agent_harness import write_claude_transcript
 from sync_fixtures import child_env, hub, remote_ids  # noqa: F401  (pytest fixture)
 
-from funes import agents
 from funes.installers.base import InstallReport
+from funes.integrations import agents
 
 REPO = "alice/memory"
 
@@ -40,7 +40,7 @@ def test_session_end_publishes_the_bound_memory_in_the_background(
     env = child_env(hub, tmp_funes_home, CLAUDE_CONFIG_DIR=str(claude_dir))
     started = time.monotonic()
     subprocess.run(
-        [sys.executable, "-m", "funes.hook", "claude"],
+        [sys.executable, "-m", "funes.integrations.hook", "claude"],
         input=json.dumps(payload),
         text=True,
         env=env,

@@ -69,7 +69,7 @@ def test_a_chunk_held_by_two_memories_is_shown_once_from_the_first(two_memories)
 
 def test_an_unreadable_memory_is_a_note_unless_none_can_be_read(two_memories, tmp_path) -> None:
     from funes.index.store import MemoryNotFound
-    from funes.memory import MemoryUnavailable
+    from funes.sync.memory import MemoryUnavailable
 
     mine, _ = two_memories
     result = _recall([str(mine), str(tmp_path / "nowhere")], "redis cache")

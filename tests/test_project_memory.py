@@ -110,7 +110,7 @@ def test_curate_then_push_publishes_only_included_sessions(hub, monkeypatch, tmp
     card = files["README.md"].decode()
     assert f"Project memory of {PROJECT}" in card and "| Period | 2026-01-01 → 2026-01-02 |" in card
     assert len(remote_ids(hub, REPO)) == 2  # the two chunks of sess-cache, nothing else
-    from funes.status import memory_status
+    from funes.integrations.status import memory_status
 
     notes = memory_status(REPO)["notes"]
     assert f"project memory of {PROJECT}: 1 session(s) pending review" in " ".join(notes)

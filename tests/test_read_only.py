@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from sync_fixtures import SESSIONS_A, SESSIONS_B, add_sessions
 
-from funes import agents
+from funes.integrations import agents
 
 FUNES = [sys.executable, "-m", "funes.cli"]
 FUNES_BIN = str(Path(sys.executable).with_name("funes"))
@@ -73,7 +73,7 @@ def test_a_read_only_memory_is_read_beside_the_agents_own(tmp_path: Path, monkey
 
 @pytest.mark.usefixtures("tmp_funes_home")
 def test_hooks_never_push_to_a_read_only_memory() -> None:
-    from funes.hook_worker import _publish_bound_memories
+    from funes.integrations.hook_worker import _publish_bound_memories
 
     class _Report:
         changed: list[Path] = []  # noqa: RUF012

@@ -217,8 +217,8 @@ def test_a_lost_full_text_index_comes_back_even_when_nothing_is_new(history: Pat
 
 
 def test_failed_hook_entries_are_retried_a_bounded_number_of_times() -> None:
-    from funes.hook import queue_dir
-    from funes.hook_worker import RETRY_AFTER_S, RETRY_ATTEMPTS, requeue_failed
+    from funes.integrations.hook import queue_dir
+    from funes.integrations.hook_worker import RETRY_AFTER_S, RETRY_ATTEMPTS, requeue_failed
 
     failed = queue_dir() / "failed"
     failed.mkdir(parents=True)

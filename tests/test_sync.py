@@ -189,7 +189,7 @@ def test_warm_remote_recall_makes_no_request_and_new_pushes_show_up(hub, monkeyp
 
 
 def test_offline_falls_back_to_the_cached_copy_never_to_local(hub, monkeypatch, tmp_path):
-    from funes.memory import open_memory
+    from funes.sync.memory import open_memory
     from funes.sync.push import push
     from funes.sync.remote import RemoteUnreachable
 
@@ -296,8 +296,8 @@ def test_cli_push_reports_and_errors_in_one_line(hub, monkeypatch, tmp_path):
 
 
 def test_missing_remote_for_reading_is_a_clear_error(hub, monkeypatch, tmp_path):
-    from funes.memory import open_memory
     from funes.sync.hub import RepoMissing
+    from funes.sync.memory import open_memory
 
     use_home(monkeypatch, tmp_path / "home")
     with pytest.raises(RepoMissing, match="does not exist on the Hub"):

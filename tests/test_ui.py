@@ -219,8 +219,8 @@ def test_the_page_shows_what_a_bound_hub_memory_has_and_lacks(
     hub,  # noqa: F811
     server: UIServer,
 ) -> None:
-    from funes.agents import record_install
     from funes.installers.base import InstallReport
+    from funes.integrations.agents import record_install
     from funes.sync.push import push
 
     pushed = push("alice/team", yes=True)

@@ -57,8 +57,8 @@ def command(
       funes add hermes acme/team-memory
       funes add claude acme/widgets-memory --read-only
     """
-    from funes.agents import add_agent
     from funes.installers.base import ConfigError
+    from funes.integrations.agents import add_agent
 
     if budget > 0 and not yes and sys.stdin.isatty():
         click.confirm(

@@ -10,7 +10,7 @@ from typing import TextIO
 
 import click
 
-from funes.ask import ASK_AGENTS, DEFAULT_K, AskError, ask
+from funes.integrations.ask import ASK_AGENTS, DEFAULT_K, AskError, ask
 
 SPINNER_FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 SPINNER_INTERVAL_S = 0.08

@@ -1,4 +1,4 @@
-"""`funes hook <agent>`: what an agent runs after each turn (see funes.hook)."""
+"""`funes hook <agent>`: what an agent runs after each turn (see funes.integrations.hook)."""
 
 from __future__ import annotations
 
@@ -20,6 +20,6 @@ def command(agent: str, args: tuple[str, ...]) -> None:
     transcript to index under $FUNES_HOME/queue/ and starts a background worker. Always exits 0:
     problems go to $FUNES_HOME/logs/hook.log.
     """
-    from funes.hook import run_hook
+    from funes.integrations.hook import run_hook
 
     sys.exit(run_hook(agent.strip().lower(), list(args), sys.stdin))

@@ -18,8 +18,8 @@ def command(agent: str, as_json: bool) -> None:
     The user's own entries in those files are kept, and so is the memory (what was indexed
     stays searchable with `funes recall`).
     """
-    from funes.agents import remove_agent
     from funes.installers.base import ConfigError
+    from funes.integrations.agents import remove_agent
 
     try:
         result = remove_agent(agent)

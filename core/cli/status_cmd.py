@@ -20,7 +20,7 @@ def command(memory: str | None, memory_opt: str | None, as_json: bool) -> None:
       funes status --json
       funes status --memory my-org/team-memory
     """
-    from funes.status import memory_status, render_status
+    from funes.integrations.status import memory_status, render_status
 
     info = memory_status(memory_opt or memory)
     if as_json:

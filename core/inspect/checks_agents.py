@@ -26,7 +26,7 @@ HOOK_SLACK_S = 15 * 60
 def agent_checks(deep: bool = False) -> list[Check]:
     """Three checks per wired agent; with `deep`, also start the MCP server the agent is
     configured to run and list its tools, as the agent would."""
-    from funes.agents import wired_agents
+    from funes.integrations.agents import wired_agents
 
     wired = wired_agents()
     if not wired:

@@ -326,7 +326,7 @@ def lock_checks() -> list[Check]:
 
 
 def queue_checks() -> list[Check]:
-    from funes.hook import queue_dir
+    from funes.integrations.hook import queue_dir
 
     folder = queue_dir()
     entries = sorted(folder.glob("*.json")) if folder.is_dir() else []
@@ -406,7 +406,7 @@ def _failed_agents(files: list[Path]) -> str:
 
 
 def _retry_failed() -> str:
-    from funes.hook import queue_dir
+    from funes.integrations.hook import queue_dir
 
     folder = queue_dir()
     moved = 0
@@ -422,7 +422,7 @@ def _retry_failed() -> str:
 
 
 def _start_worker() -> str:
-    from funes.hook import spawn_worker, worker_running
+    from funes.integrations.hook import spawn_worker, worker_running
 
     if worker_running():
         return "the worker is already running"

@@ -37,7 +37,7 @@ class Overview:
 
 def overview(memory: str | None = None) -> Overview:
     """The overview of `memory` (raises MemoryNotFound when there is none)."""
-    from funes.memory import open_memory
+    from funes.sync.memory import open_memory
 
     opened = open_memory(memory)
     return overview_of_store(opened.store, opened.label, list(opened.notes))

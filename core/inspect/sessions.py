@@ -68,7 +68,7 @@ def list_sessions(
     Raises ValueError for a bad filter (message fit for the user) and MemoryNotFound when there
     is no memory.
     """
-    from funes.memory import open_memory
+    from funes.sync.memory import open_memory
 
     filters = Filters.build(harness=harness, project=project, since=since, until=until, now=now)
     return sessions_in_store(open_memory(memory).store, filters, limit=limit)
@@ -172,8 +172,8 @@ def show_session(session: str, memory: str | None = None) -> SessionView:
     Raises TurnNotFound (message fit for the user) when the memory has no such session and
     MemoryNotFound when there is no memory.
     """
-    from funes.memory import open_memory
     from funes.retrieve.get import get_turns
+    from funes.sync.memory import open_memory
 
     opened = open_memory(memory)
     session_id = resolve_session(opened.store, session)

@@ -36,7 +36,7 @@ def _iso(epoch: float | None) -> str | None:
 
 def bound_remotes() -> dict[str, list[str]]:
     """Every Hub memory something here is bound to → who binds it."""
-    from funes.agents import wired_agents
+    from funes.integrations.agents import wired_agents
     from funes.sync.spec import is_remote_spec
 
     bound: dict[str, list[str]] = {}
@@ -72,7 +72,7 @@ def sync_views(local_ids: set[str] | None = None) -> list[RemoteView]:
         state = cache.read_state()
         if state is not None:
             view.commit, view.checked_at = state.commit, _iso(state.checked_at)
-        # The hook worker stamps each background push it starts (funes.hook_worker).
+        # The hook worker stamps each background push it starts (funes.integrations.hook_worker).
         stamp = funes_home() / "pushed" / f"{remote_spec.cache_name}.last"
         with contextlib.suppress(OSError):
             view.last_push = _iso(stamp.stat().st_mtime)

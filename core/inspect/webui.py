@@ -131,8 +131,8 @@ def warm_up(memory: str | None) -> None:
     """Load the query embedder and the second pass before the first search needs them."""
     try:
         from funes.index.embed import load_embedder
-        from funes.memory import open_memory
         from funes.retrieve.second_pass import load_second_pass
+        from funes.sync.memory import open_memory
 
         load_embedder(open_memory(memory).store.model_id or None)
         load_second_pass()

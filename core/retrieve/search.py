@@ -14,7 +14,7 @@ CANDIDATE_COLUMNS = ["id", "text", *(f.name for f in fields(Provenance)), "vecto
 
 def open_store(memory: str | None) -> tuple[Any, str, list[str]]:
     """(ChunkStore, label, notes) for a memory spec; raises MemoryNotFound when there is none."""
-    from funes.memory import open_memory
+    from funes.sync.memory import open_memory
 
     opened = open_memory(memory)
     return opened.store, opened.label, list(opened.notes)

@@ -16,7 +16,7 @@ AGENT_OF_HARNESS = {"claude_code": "claude", "codex": "codex", "pi": "pi", "herm
 
 def index_target(agent: str) -> Path | None:
     """The local folder memory `agent` is bound to, or None (the default local memory)."""
-    from funes.agents import bound_memory
+    from funes.integrations.agents import bound_memory
 
     return folder_memory(bound_memory(agent) if agent else None)
 

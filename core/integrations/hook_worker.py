@@ -11,7 +11,8 @@ stop before a partial last line, so a transcript still being written is fine), t
 after a short settle delay, because agents may flush the turn's last record just after the hook
 fires. Entries from a session's end also run a budgeted catch-up of that agent's whole history.
 
-Run as `python -m funes.hook_worker`; logs to stderr, which the hook points at logs/worker.log.
+Run as `python -m funes.integrations.hook_worker`; logs to stderr, which the hook points at
+logs/worker.log.
 """
 
 from __future__ import annotations
@@ -27,11 +28,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from funes.hook import queue_dir
+from funes.integrations.hook import queue_dir
 from funes.model import HARNESS_ALIASES
 from funes.paths import claude_home, codex_home, funes_home, hermes_home
 
-log = logging.getLogger("funes.hook_worker")
+log = logging.getLogger("funes.integrations.hook_worker")
 
 SETTLE_S = 1.5
 CATCH_UP_BUDGET_S = 60.0
@@ -108,7 +109,7 @@ def _set_aside(path: Path) -> None:
 
 def _index_paths(paths: list[Path]) -> None:
     from funes.index.indexer import index
-    from funes.project.targets import group_by_target
+    from funes.integrations.targets import group_by_target
 
     # Each agent's turns go to the memory it is bound to (a local folder, or the default one).
     for target, group in group_by_target(paths).items():
@@ -119,7 +120,7 @@ def _index_paths(paths: list[Path]) -> None:
 
 def _catch_up(harness: str) -> None:
     from funes.index.indexer import index
-    from funes.project.targets import harness_target
+    from funes.integrations.targets import harness_target
 
     target = harness_target(harness)
     report = index(
@@ -174,7 +175,7 @@ def drain_once() -> list[Path]:
 def _publish_bound_memories(entries: list[tuple[Path, dict[str, Any]]]) -> None:
     """Push a Hub memory an agent is bound to at its session boundary, or at the latest every
     PUBLISH_INTERVAL_S for agents whose hooks give no clean end-of-session event."""
-    from funes.agents import bound_memory
+    from funes.integrations.agents import bound_memory
     from funes.sync.spec import is_remote_spec
 
     for agent in sorted({str(e.get("agent") or "") for _, e in entries}):

@@ -5,8 +5,8 @@ A hook must never block or break the agent, so `run_hook`:
   Codex `notify`, from the last argv;
 - writes one spool entry under `$FUNES_HOME/queue/` (atomic rename, one file per firing, so
   concurrent hooks never share a file);
-- starts `python -m funes.hook_worker` in its own session with stdio detached, and returns 0
-  whatever happened (failures go to `$FUNES_HOME/logs/hook.log`).
+- starts `python -m funes.integrations.hook_worker` in its own session with stdio detached, and
+  returns 0 whatever happened (failures go to `$FUNES_HOME/logs/hook.log`).
 
 Only light standard modules are imported here (not even `subprocess`: `os.posix_spawn` starts
 the worker): the hook's budget is 150 ms including interpreter start-up (see
@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 from typing import IO, Any
 
-from funes import agents
+from funes.integrations import agents
 from funes.paths import funes_home, logs_dir
 
 STDIN_DEADLINE_S = 0.5
@@ -174,13 +174,14 @@ def remove_stale_spool_tmp(older_than_s: float = 60.0) -> None:
 
 
 def spawn_worker() -> None:
-    """Start the queue worker (`python -m funes.hook_worker`) detached, logging to logs/."""
+    """Start the queue worker (`python -m funes.integrations.hook_worker`) detached, logging to
+    logs/."""
     remove_stale_spool_tmp()
     log_folder = logs_dir()
     log_folder.mkdir(parents=True, exist_ok=True)
     log_path = log_folder / "worker.log"
     rotate_log(log_path)
-    spawn_detached([sys.executable, "-m", "funes.hook_worker"], log_path)
+    spawn_detached([sys.executable, "-m", "funes.integrations.hook_worker"], log_path)
 
 
 def log_hook_error(agent: str, error: BaseException) -> None:
@@ -225,5 +226,6 @@ def run_hook(
     return 0
 
 
-if __name__ == "__main__":  # `python -m funes.hook AGENT [ARGS...]`: the same hook without click
+# `python -m funes.integrations.hook AGENT [ARGS...]`: the same hook without click
+if __name__ == "__main__":
     sys.exit(run_hook(sys.argv[1] if len(sys.argv) > 1 else "", sys.argv[2:], sys.stdin))

@@ -93,8 +93,8 @@ def build_server(default_memory: str | None = None) -> Any:
 
     @server.tool(name="status", description=STATUS_DESCRIPTION)
     def status_tool(memory: str | None = None) -> str:
+        from funes.integrations.status import memory_status, render_status
         from funes.project.multi import split_memories
-        from funes.status import memory_status, render_status
 
         try:
             named: list[str | None] = [*split_memories(memory_for(memory))] or [None]
@@ -141,9 +141,9 @@ def _warm_up(memory: str | None) -> None:
     """Load the query embedder and the second pass before the first call needs them."""
     try:
         from funes.index.embed import load_embedder
-        from funes.memory import open_memory
         from funes.project.multi import split_memories
         from funes.retrieve.second_pass import load_second_pass
+        from funes.sync.memory import open_memory
 
         named: list[str | None] = [*split_memories(memory)] or [None]
         first = named[0]

@@ -174,8 +174,8 @@ def prepare(
 
 
 def _nothing_recalled(label: str, memory: str | None) -> str:
-    from funes.memory import open_memory
     from funes.project.multi import split_memories
+    from funes.sync.memory import open_memory
 
     named = split_memories(memory)
     if len(named) <= 1 and open_memory(named[0] if named else None).store.count() == 0:

@@ -10,7 +10,7 @@ from funes.index.state import IndexState
 
 def memory_status(spec: str | None = None) -> dict[str, Any]:
     from funes.index.store import MemoryNotFound
-    from funes.memory import open_memory
+    from funes.sync.memory import open_memory
 
     state = IndexState.load()
     info: dict[str, Any] = {
@@ -74,7 +74,7 @@ def _add_extras(info: dict[str, Any]) -> None:
     except ImportError:
         info["second_pass"] = None
     try:
-        from funes.agents import agents_status
+        from funes.integrations.agents import agents_status
 
         info["wired_agents"] = agents_status()
     except ImportError:
