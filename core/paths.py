@@ -50,3 +50,13 @@ def pi_agent_dir() -> Path:
 def hermes_home() -> Path:
     env = os.environ.get("HERMES_HOME", "").strip()
     return Path(env).expanduser() if env else Path.home() / ".hermes"
+
+
+def is_within(path: Path, folder: Path) -> bool:
+    """Whether `path` is `folder` or lies below it, links resolved (False when either cannot
+    be resolved)."""
+    try:
+        path.resolve().relative_to(folder.resolve())
+    except (ValueError, OSError):
+        return False
+    return True

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from funes.project.privacy import PRIVATE, strip_private
+from funes.index.privacy import PRIVATE, strip_private
 
 FUNES = [sys.executable, "-m", "funes.cli"]
 

@@ -46,6 +46,7 @@ def command(
       funes curate acme/widgets-memory --list --json
     """
     from funes.index.store import ChunkStore, MemoryNotFound
+    from funes.memory_spec import parse_remote_spec
     from funes.project.curate import (
         CurateError,
         candidates,
@@ -53,7 +54,6 @@ def command(
         load_decisions,
         resolve_session,
     )
-    from funes.sync.spec import parse_remote_spec
 
     try:
         uri = parse_remote_spec(memory).uri
@@ -128,9 +128,9 @@ def _named_on_hub(memory: str, notes: list[str]) -> str:
     import tempfile
     from pathlib import Path
 
+    from funes.memory_spec import parse_remote_spec
     from funes.project.curate import read_manifest
     from funes.sync.hub import HubError, HubOffline, HubRemote, RepoMissing
-    from funes.sync.spec import parse_remote_spec
 
     spec = parse_remote_spec(memory)
     remote = HubRemote(spec)

@@ -49,7 +49,7 @@ def friendly_errors(args: Sequence[str]) -> Iterator[None]:
 
 def describe(error: BaseException, memory_spec: str | None = None) -> str | None:
     """The one-line explanation of `error`, or None when it is not one a user can act on."""
-    from funes.paths import funes_home
+    from funes.paths import funes_home, is_within
 
     home = funes_home()
     if is_damaged_memory(error):
@@ -60,7 +60,7 @@ def describe(error: BaseException, memory_spec: str | None = None) -> str | None
         return _home_is_a_file(home)
     where = error.filename or error.filename2
     path = Path(str(where)) if where else None
-    inside_home = path is not None and _is_within(path, home)
+    inside_home = path is not None and is_within(path, home)
     if path is not None and path.name.startswith(".write-probe"):
         path = path.parent  # funes.paths.ensure_writable_home's probe: name the folder
     if isinstance(error, PermissionError):
@@ -97,11 +97,11 @@ def damaged_memory_message(label: str, error: BaseException) -> str:
     detail = detail.split(", /rustc/")[0]  # lance appends the Rust source location
     if len(detail) > 160:
         detail = detail[:157] + "…"
-    from funes.sync.spec import is_remote_spec
+    from funes.memory_spec import is_remote_spec
 
     if is_remote_spec(label):  # the damage is in this machine's copy: fetch it again
+        from funes.memory_spec import parse_remote_spec
         from funes.sync.remote import RemoteCache
-        from funes.sync.spec import parse_remote_spec
 
         copy = RemoteCache(parse_remote_spec(label)).dir
         rebuild = f"delete this machine's copy (`rm -r {copy}`) and read it again"
@@ -122,19 +122,11 @@ def memory_spec_in(args: Sequence[str]) -> str | None:
 
 def memory_label(spec: str | None) -> str:
     """How a memory is named: its folder for a local one, the spec for a remote one."""
+    from funes.memory_spec import is_remote_spec
     from funes.paths import local_memory_dir
-    from funes.sync.spec import is_remote_spec
 
     if not spec or spec == "local":
         return str(local_memory_dir())
     if is_remote_spec(spec):
         return spec
     return str(Path(spec).expanduser().resolve())
-
-
-def _is_within(path: Path, folder: Path) -> bool:
-    try:
-        path.resolve().relative_to(folder.resolve())
-    except (ValueError, OSError):
-        return False
-    return True

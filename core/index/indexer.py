@@ -167,8 +167,8 @@ class _IndexRun:
         from funes.index.embed import load_embedder
         from funes.index.redact import redact
         from funes.index.store import ChunkStore, ModelMismatch, memory_exists
+        from funes.index.tombstones import TurnGate
         from funes.paths import local_memory_dir
-        from funes.project.tombstones import TurnGate
 
         self.report = report
         self.notify = notify

@@ -28,8 +28,8 @@ def _age(iso: str | None) -> str:
 
 
 def _remote_check(view) -> Check:  # view: funes.inspect.syncview.RemoteView
+    from funes.memory_spec import parse_remote_spec
     from funes.sync.hub import HubError, HubOffline, HubRemote, RepoMissing
-    from funes.sync.spec import parse_remote_spec
 
     name = f"remote {view.uri}"
     copy = (

@@ -37,7 +37,7 @@ def _iso(epoch: float | None) -> str | None:
 def bound_remotes() -> dict[str, list[str]]:
     """Every Hub memory something here is bound to → who binds it."""
     from funes.integrations.agents import wired_agents
-    from funes.sync.spec import is_remote_spec
+    from funes.memory_spec import is_remote_spec
 
     bound: dict[str, list[str]] = {}
     for agent, record in wired_agents().items():
@@ -53,9 +53,9 @@ def bound_remotes() -> dict[str, list[str]]:
 def sync_views(local_ids: set[str] | None = None) -> list[RemoteView]:
     """One view per bound Hub memory; `local_ids` (the local memory's chunk ids) is read when
     not given."""
+    from funes.memory_spec import parse_remote_spec
     from funes.paths import funes_home
     from funes.sync.remote import RemoteCache
-    from funes.sync.spec import parse_remote_spec
 
     views: list[RemoteView] = []
     bound = bound_remotes()

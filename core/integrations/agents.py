@@ -215,7 +215,7 @@ def add_agent(
 
 def _absolute(memory: str) -> str:
     """A folder memory as an absolute path: the agent's tools run in other directories."""
-    from funes.sync.spec import is_remote_spec
+    from funes.memory_spec import is_remote_spec
 
     return memory if is_remote_spec(memory) else str(Path(memory).expanduser().absolute())
 
@@ -226,7 +226,7 @@ def _seed_index(
     """A budgeted index of one agent's history into the local memory its turns go to (a bound
     folder, else the default one); failures become a note, never stop `add`."""
     from funes.index.indexer import index
-    from funes.sync.spec import folder_memory
+    from funes.memory_spec import folder_memory
 
     try:
         report = index(
@@ -245,7 +245,7 @@ def _seed_index(
 
 def _publish(memory: str) -> str:
     """Start publishing the local memory to a bound Hub memory; a note for any other binding."""
-    from funes.sync.spec import is_remote_spec
+    from funes.memory_spec import is_remote_spec
 
     if not is_remote_spec(memory):
         return f"the agent's recall reads {memory}, and its turns are indexed into it"

@@ -176,14 +176,14 @@ def _publish_bound_memories(entries: list[tuple[Path, dict[str, Any]]]) -> None:
     """Push a Hub memory an agent is bound to at its session boundary, or at the latest every
     PUBLISH_INTERVAL_S for agents whose hooks give no clean end-of-session event."""
     from funes.integrations.agents import bound_memory
-    from funes.sync.spec import is_remote_spec
+    from funes.memory_spec import is_remote_spec
 
     for agent in sorted({str(e.get("agent") or "") for _, e in entries}):
         spec = bound_memory(agent) if agent else None
         if not spec or not is_remote_spec(spec):
             continue
         ended = any(e.get("catch_up") for _, e in entries if e.get("agent") == agent)
-        from funes.sync.spec import parse_remote_spec
+        from funes.memory_spec import parse_remote_spec
 
         stamp = funes_home() / "pushed" / (parse_remote_spec(spec).cache_name + ".last")
         try:

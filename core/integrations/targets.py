@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
+from funes.memory_spec import folder_memory
 from funes.paths import claude_home, codex_home, hermes_home, pi_agent_dir
-from funes.sync.spec import folder_memory
 
 # Stored harness facet → the agent name `funes add` records.
 AGENT_OF_HARNESS = {"claude_code": "claude", "codex": "codex", "pi": "pi", "hermes": "hermes"}

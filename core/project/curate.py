@@ -115,7 +115,7 @@ def _line(head: str, sid: str, decisions: Decisions) -> str:
 
 
 def decisions_path(uri: str) -> Path:
-    from funes.sync.spec import parse_remote_spec
+    from funes.memory_spec import parse_remote_spec
 
     return funes_home() / "curation" / f"{parse_remote_spec(uri).cache_name}.txt"
 

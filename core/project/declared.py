@@ -75,7 +75,7 @@ def _read(path: Path) -> tuple[str, ...] | None:
 
 
 def _resolve(value: str, path: Path) -> str:
-    from funes.sync.spec import is_remote_spec
+    from funes.memory_spec import is_remote_spec
 
     if value.startswith("hf://") or (is_remote_spec(value) and not (path.parent / value).exists()):
         return value

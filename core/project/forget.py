@@ -15,7 +15,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from funes.project.tombstones import LOCAL, Tombstone, memory_key, save
+from funes.index.tombstones import LOCAL, Tombstone, memory_key, save
 
 
 class ForgetError(ValueError):
@@ -88,9 +88,9 @@ def apply(forget_plan: ForgetPlan) -> Path:
             with writer_lock(wait_s=30.0):
                 purge_rows(forget_plan.store, forget_plan.ids)
         else:
+            from funes.memory_spec import parse_remote_spec
             from funes.project.published import read_state, write_state
             from funes.sync.remote import RemoteCache
-            from funes.sync.spec import parse_remote_spec
 
             cache = RemoteCache(parse_remote_spec(forget_plan.remote))
             with cache.locked():
@@ -156,8 +156,8 @@ def _open(memory: str | None, key: str) -> tuple[Any, str, str | None]:
     from funes.index.store import ChunkStore, MemoryNotFound, memory_exists
 
     if key.startswith("hf://"):
+        from funes.memory_spec import parse_remote_spec
         from funes.sync.remote import RemoteCache
-        from funes.sync.spec import parse_remote_spec
 
         cache = RemoteCache(parse_remote_spec(key))
         store = cache.open_store() if cache.has_copy() else None

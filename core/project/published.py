@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from funes.project.tombstones import LOCAL, forgotten_ids
+from funes.index.tombstones import LOCAL, forgotten_ids
 
 FORGOTTEN_FOLDER = "forgotten"
 

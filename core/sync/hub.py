@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from funes.sync.spec import RemoteSpec
+from funes.memory_spec import RemoteSpec
 
 
 class HubError(Exception):

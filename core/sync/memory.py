@@ -12,8 +12,8 @@ import os
 from pathlib import Path
 
 from funes.index.store import MemoryUnavailable, OpenedMemory
+from funes.memory_spec import is_remote_spec
 from funes.paths import local_memory_dir
-from funes.sync.spec import is_remote_spec
 
 
 def default_spec() -> str | None:

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from funes.memory_spec import parse_remote_spec
 from funes.paths import local_memory_dir, logs_dir
 from funes.project.curate import MANIFEST
 from funes.project.published import honour_tombstones, record_published, tombstone_file
@@ -28,7 +29,6 @@ from funes.sync.card import CardStats, plan_card
 from funes.sync.gate import HeldBack, block_key, find_dirty_blocks, reassemble_blocks
 from funes.sync.hub import HubError, HubRemote, PushConflict, RepoMissing
 from funes.sync.remote import SHARD_FOLDER, RemoteCache, record_push, sync_cache
-from funes.sync.spec import parse_remote_spec
 
 MAX_ATTEMPTS = 10
 log = logging.getLogger(__name__)
@@ -87,7 +87,7 @@ def push(
     try:
         local = ChunkStore.open(local_path or local_memory_dir())
     except MemoryNotFound as err:
-        from funes.project.tombstones import forgotten_ids
+        from funes.index.tombstones import forgotten_ids
 
         # `funes forget --memory ORG/REPO` on a machine that only reads it: publish that alone.
         if not forgotten_ids([remote_spec.uri]):

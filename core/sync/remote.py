@@ -22,9 +22,9 @@ from pathlib import Path
 from typing import Any
 
 from funes.index.store import MemoryUnavailable, OpenedMemory
+from funes.memory_spec import RemoteSpec, parse_remote_spec
 from funes.paths import funes_home
 from funes.sync.hub import HubOffline, HubRemote
-from funes.sync.spec import RemoteSpec, parse_remote_spec
 
 SHARD_FOLDER = "data"
 DEFAULT_CHECK_S = 60.0

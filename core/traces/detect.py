@@ -14,21 +14,13 @@ from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from funes.paths import claude_home, codex_home, hermes_home, pi_agent_dir
+from funes.paths import claude_home, codex_home, hermes_home, is_within, pi_agent_dir
 from funes.traces.jsonl import open_stream, split_objects
 from funes.traces.sqlite import connect_readonly
 
 SNIFF_BYTES = 256 * 1024
 SNIFF_CHUNK = 16 * 1024
 JSONL_SUFFIXES = (".jsonl", ".jsonl.zst")
-
-
-def _under(path: Path, root: Path) -> bool:
-    try:
-        path.resolve().relative_to(root.resolve())
-    except (ValueError, OSError):
-        return False
-    return True
 
 
 def _first_record(path: Path) -> dict | None:
@@ -139,7 +131,7 @@ def _classify(path: Path) -> str | None:
         (hermes_home(), "hermes"),
     )
     for root, harness in by_location:
-        if _under(path, root):
+        if is_within(path, root):
             return harness
     record = _first_record(path)
     return sniff_record(record) if record is not None else "claude_code"

@@ -347,6 +347,9 @@ function activityChart(bins, agents) {
 // -- start ---------------------------------------------------------------------------------
 
 document.addEventListener("DOMContentLoaded", () => {
+  for (const select of document.querySelectorAll("select[data-choices]")) {
+    select.append(document.getElementById(select.dataset.choices).content.cloneNode(true));
+  }
   document.getElementById("search-form").addEventListener("submit", search);
   document.getElementById("sessions-form").addEventListener("submit", listSessions);
   window.addEventListener("hashchange", route);

@@ -35,12 +35,12 @@ def tombstones_dir() -> Path:
 
 def memory_key(memory: str | Path | None) -> str:
     """How a tombstone names its memory: `local`, an absolute folder, or an `hf://` URI."""
-    from funes.sync.spec import is_remote_spec
+    from funes.memory_spec import is_remote_spec
 
     if memory is None or (isinstance(memory, str) and memory.strip() in ("", LOCAL)):
         return LOCAL
     if isinstance(memory, str) and is_remote_spec(memory):
-        from funes.sync.spec import parse_remote_spec
+        from funes.memory_spec import parse_remote_spec
 
         return parse_remote_spec(memory).uri
     path = Path(memory).expanduser().absolute()
@@ -136,7 +136,7 @@ class TurnGate:
 
     def admit(self, turns: Iterable[Turn]) -> list[Turn]:
         """`turns` minus forgotten ones, private spans stripped (in place) from the rest."""
-        from funes.project.privacy import strip_private_turns
+        from funes.index.privacy import strip_private_turns
 
         kept = []
         for turn in turns:
