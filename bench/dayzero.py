@@ -129,13 +129,21 @@ def warm_latency(funes_home: Path, queries: list[str]) -> dict[str, float]:
 
 
 def cold_latency(home: Path, funes_home: Path, runs: int = 5) -> dict[str, float]:
+    """Cold `funes recall` processes, each followed by the same-run baseline: a bare process
+    that imports lancedb and nothing else (the floor any Lance reader pays; on this machine
+    the speed of both drifts by ±30% from hour to hour, their ratio much less)."""
     env = {**os.environ, "HOME": str(home), "FUNES_HOME": str(funes_home)}
-    times = []
+    times, floor = [], []
     for query in CODING_QUERIES[:runs]:
         started = time.perf_counter()
         subprocess.run([*FUNES, "recall", query], env=env, check=True, capture_output=True)
         times.append(time.perf_counter() - started)
-    return {"max_ms": max(times) * 1000, **_percentiles(times)}
+        started = time.perf_counter()
+        subprocess.run([sys.executable, "-c", "import lancedb"], env=env, check=True)
+        floor.append(time.perf_counter() - started)
+    report = {"max_ms": max(times) * 1000, **_percentiles(times)}
+    baseline = statistics.median(floor) * 1000
+    return {**report, "import_lancedb_p50_ms": baseline, "ratio": report["p50_ms"] / baseline}
 
 
 def _percentiles(times: list[float]) -> dict[str, float]:
