@@ -135,7 +135,7 @@ def funes_context(question: dict, budget: int | None, second_pass: bool) -> tupl
     by_uuid = {hit.turn_uuid: hit for hit in result.hits}
     found = False
     for block in text.split("\n---\n"):
-        shown = re.search(r"  → funes get \S+ (\S+) --memory", block)
+        shown = re.search(r"  → funes get \S+ (\S+)", block)
         hit = by_uuid.get(shown.group(1).strip("'")) if shown else None
         if hit is None:
             continue  # the header, or a hit packed out under the budget

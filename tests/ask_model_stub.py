@@ -23,8 +23,8 @@ sys.path.insert(0, str(KIT_STUB))
 import stub_llm  # noqa: E402
 
 QUESTION_RE = re.compile(r"^Question: (.+)$", re.M)
-# A passage header: `[<ts>] <harness> <workdir> <short session id> <role> <kind>  score=<s>`.
-HEADER_RE = re.compile(r"^\[(?P<ts>[^\]]*)\] (?P<harness>\S+) .* (?P<sid>\S+) \S+ \S+  score=")
+# A passage header: `[<ts>] <harness> <workdir> <short session id> <role> <kind>`.
+HEADER_RE = re.compile(r"^\[(?P<ts>[^\]]*)\] (?P<harness>\S+) .* (?P<sid>\S+) \S+ \S+$")
 FILLER = {"about", "which", "there", "their", "would", "could", "should", "where", "what's"}
 NOT_SUPPORTED = (
     "The recalled passages do not support an answer to this question. Try rephrasing it, or add "

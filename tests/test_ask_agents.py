@@ -34,8 +34,8 @@ def scripted_model(tmp_path: Path) -> Iterator[ScriptedModel]:
 
 
 PASSAGES = """\
-[2026-03-04T10:11:12Z] claude_code /home/dev/shop 5f1c2a9e assistant text  score=0.912
-  → funes get 5f1c2a9e-0000-4000-8000-000000000001 7d2e0000-0000-4000-8000-02 --memory /m
+[2026-03-04 10:11] claude_code ~/shop 5f1c2a9e assistant text
+  → funes get 5f1c2a9e 7d2e0000-0000-4000-8000-02
 │ We dropped the redis cache because eviction storms doubled p99 latency during the sale.
 ---"""
 

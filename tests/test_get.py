@@ -36,7 +36,13 @@ def test_a_missing_turn_is_a_clear_error() -> None:
     with pytest.raises(TurnNotFound, match="session zzz not found"):
         get_turns("zzz", "u1")
     with pytest.raises(TurnNotFound, match="matches 3 sessions"):
-        get_turns("s-", "u1")
+        get_turns("s-", "nope")
+
+
+def test_a_prefix_several_sessions_share_is_settled_by_the_turn() -> None:
+    # A hit's get line shows 8 characters of the session; the turn it names picks one session.
+    assert get_turns("s-", "u2", window=0).session_id == "s-shop-0001"
+    assert get_turns("s-", "i2", window=0).session_id == "s-infra-0002"
 
 
 def test_cli_get_prints_the_agent_format_and_json() -> None:

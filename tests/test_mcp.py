@@ -39,7 +39,7 @@ async def _session_calls(env: dict[str, str]) -> dict:
 
 @pytest.mark.slow
 def test_mcp_server_answers_recall_get_and_status_over_stdio() -> None:
-    memory = build_memory(sample_turns())
+    build_memory(sample_turns())
     env = {**os.environ, "FUNES_RERANKER": "none"}
     got = anyio.run(_session_calls, env)
 
@@ -55,7 +55,7 @@ def test_mcp_server_answers_recall_get_and_status_over_stdio() -> None:
 
     texts = got["texts"]
     assert texts["recall"].startswith("funes recall: 2 passage(s)")
-    assert f"  → funes get s-shop-0001 u2 --memory {memory}" in texts["recall"]
+    assert "  → funes get s-shop-0 u2\n" in texts["recall"]  # the default memory: no --memory
     assert texts["filtered"].rstrip().endswith("no results")
     assert "│ We dropped the redis cache" in texts["get"]
     assert texts["missing"] == "get error: turn x not found in session s-shop-0001"

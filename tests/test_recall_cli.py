@@ -21,11 +21,14 @@ def test_agent_format_when_not_a_terminal_with_a_runnable_get_line() -> None:
     out = CliRunner().invoke(main, ["recall", "why", "did", "we", "drop", "redis", "-k", "1"])
     assert out.exit_code == 0, out.output
     lines = out.output.splitlines()
-    assert lines[0].startswith("funes recall: 1 passage(s) from memory")
-    assert lines[1].startswith("[2026-03-01T10:00:00Z] claude_code /home/dev/shop s-shop-0 ")
-    assert lines[2] == f"  → funes get s-shop-0001 u2 --memory {memory}"
+    assert lines[0].startswith(f"funes recall: 1 passage(s) from memory {memory} ")
+    assert lines[1] == "[2026-03-01 10:00] claude_code ~/shop s-shop-0 assistant text"
+    # The memory read by default needs no --memory: the short line runs as printed.
+    assert lines[2] == "  → funes get s-shop-0 u2"
     get = CliRunner().invoke(main, lines[2].split()[2:])
-    assert get.exit_code == 0 and "← asked" in get.output
+    assert get.exit_code == 0 and "s-shop-0001" in get.output and "← asked" in get.output
+    named = CliRunner().invoke(main, ["recall", "redis", "-k", "1", "--memory", str(memory)])
+    assert f"  → funes get s-shop-0 u2 --memory {memory}" in named.output
 
 
 def test_json_output_and_filters() -> None:

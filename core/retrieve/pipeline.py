@@ -67,6 +67,10 @@ def recall(
     store, label, notes = open_store(memory)
     clock.lap("open")
     result = RecallResult(query=query, hits=[], memory_label=label, notes=notes)
+    from funes.sync.memory import is_default_spec
+
+    if is_default_spec(memory):
+        result.default_memory = label
     if store.count() == 0:
         return result
     clock.lap("count")

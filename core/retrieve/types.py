@@ -37,3 +37,6 @@ class RecallResult:
     second_pass: str = "none"
     # One line each, said to the reader: a failed leg, a degraded memory, a skipped second pass.
     notes: list[str] = field(default_factory=list)
+    # The label of the memory a command reads when it names none, if it was read: a hit from it
+    # gets a `funes get` line without `--memory`.
+    default_memory: str = ""

@@ -21,6 +21,13 @@ def default_spec() -> str | None:
     return os.environ.get("FUNES_MEMORY", "").strip() or None
 
 
+def is_default_spec(spec: str | None) -> bool:
+    """Whether `spec` names the memory a command reads when it is given none (so a `funes get`
+    printed for one of its hits needs no `--memory`)."""
+    default = default_spec() or "local"
+    return ((spec or "").strip() or default) == default
+
+
 def open_memory(spec: str | None = None) -> OpenedMemory:
     """Open the memory named by `spec` for reading (raises MemoryNotFound when there is none)."""
     from funes.index.store import ChunkStore
