@@ -43,6 +43,7 @@ CORPUS = HERE.parents[1] / "shared" / "corpus"
 QUESTIONS = HERE / "coding_questions.jsonl"
 LINE_UUID = re.compile(r":(\d+)(?:\.\d+)?$")
 WORD = re.compile(r"[a-z0-9_]+")
+GET_LINE_TURN = re.compile(r"^  → funes get \S+ (\S+)", re.M)  # a shown hit's turn
 _STOPWORDS = (
     "a an the of to in on for and or is are was were be been it its this that what which who "
     "how why when where did do does we i you our my me with by at from as into about there "
@@ -326,7 +327,8 @@ def _budgeted_answer(text: str, args: argparse.Namespace, extra: dict) -> tuple[
     k = hits_for_budget(args.max_tokens, DEFAULT_K)
     result = recall(text, k=k, second_pass=args.second_pass, **extra)
     answer = format_agent(result, max_tokens=args.max_tokens)
-    shown = [h for h in result.hits if f" {h.turn_uuid} --memory " in answer]
+    turns = {m.strip("'") for m in GET_LINE_TURN.findall(answer)}
+    shown = [h for h in result.hits if h.turn_uuid in turns]
     return answer, shown
 
 
