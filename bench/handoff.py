@@ -2,6 +2,7 @@
 it costs.
 
     .venv/bin/python bench/handoff.py [--out DIR] [--budgets 250,500,565,1000,2000] [--every N]
+                                      [--start I]
                                       [--second-pass] [--json OUT]
 
 For every LoCoMo question, the context each strategy would hand an agent:
@@ -183,7 +184,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     questions = [
         q for q in questions if q.get("scorable", True) and q.get("answer") not in (None, "")
     ]
-    questions = questions[:: args.every]
+    questions = questions[args.start :: args.every]
     budgets = [int(b) for b in args.budgets.split(",") if b]
     names = ["handoff-all", "handoff-last", "facts-all", "facts-top10", "funes-recall"]
     names += [f"funes-recall-{b}" for b in budgets] + ["full-transcript", "evidence-only"]
@@ -284,6 +285,9 @@ def main() -> None:
     # 565 is an eighth of handoff-all's tokens per question (4,523): the goal line.
     parser.add_argument("--budgets", default="250,500,565,1000,2000", help="--max-tokens budgets")
     parser.add_argument("--every", type=int, default=1, help="every Nth question only")
+    parser.add_argument(
+        "--start", type=int, default=0, help="from this question (--start 1 --every 2: odd half)"
+    )
     parser.add_argument("--second-pass", action="store_true", help="let the second pass run")
     parser.add_argument("--json", type=Path, help='write {"rows": [...]} and the rest here')
     args = parser.parse_args()

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -110,12 +111,14 @@ class AgentEnv:
 
     def recall_once_indexed(self, marker: str, *options: str, naming: str, **wait: float) -> str:
         """What `funes recall OPTIONS -- MARKER` prints once the hook worker is done (waited for
-        `wait`) and the recall names `naming` (the new session): the proof a hook indexed it."""
+        `wait`) and the recall names `naming` (the new session; the agent format shows its first
+        8 characters): the proof a hook indexed it."""
         wait_for_hook_worker(self.funes_home, **wait)
+        shown = naming if "--json" in options else naming[:8]
 
         def recalled() -> str:
             found = self.funes("recall", *options, "--", marker)
-            return found.stdout if found.returncode == 0 and naming in found.stdout else ""
+            return found.stdout if found.returncode == 0 and shown in found.stdout else ""
 
         return wait_for(recalled, 60)
 
@@ -254,6 +257,17 @@ def stub_model(
             process.wait(5)
         except subprocess.TimeoutExpired:
             process.kill()
+
+
+GET_LINE = re.compile(r"funes get ([\w.:-]+) ([\w.:-]+)")
+
+
+def run_get_line(env: AgentEnv, passage: str, session: str) -> str:
+    """Run the `funes get` line of the hit from `session` as printed (its 8-character session
+    prefix and its turn; the passage may be JSON-escaped text) and return what it prints."""
+    found = [m for m in GET_LINE.finditer(passage) if m.group(1) == session[:8]]
+    assert found, f"no get line for {session[:8]} in {passage[:2000]}"
+    return env.funes_ok("get", found[0].group(1), found[0].group(2), "--window", "0").stdout
 
 
 def hit_header(passage: str, session: str) -> str:

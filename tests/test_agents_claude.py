@@ -7,7 +7,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from agent_harness import AGENT_MARKS, agent_sandbox, stub_model, write_claude_transcript
+from agent_harness import (
+    AGENT_MARKS,
+    agent_sandbox,
+    run_get_line,
+    stub_model,
+    write_claude_transcript,
+)
 
 pytestmark = AGENT_MARKS
 
@@ -57,7 +63,8 @@ def test_claude_code_recalls_through_the_plugin_and_indexes_its_turn(tmp_path: P
         )
         assert turn.returncode == 0, turn.stderr[-2000:]
         passage = stub.passage("6127")
-    assert SEED_SESSION in passage  # provenance: the get line names the session it came from
+    # Provenance: the hit's get line, run as printed, prints the turn of the seeded session.
+    assert f"session {SEED_SESSION}," in run_get_line(sandbox, passage, SEED_SESSION)
     new_session = json.loads(turn.stdout)["session_id"]
 
     # (3) The Stop hook queued the turn; the worker indexed it.

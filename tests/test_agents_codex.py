@@ -8,7 +8,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from agent_harness import AGENT_MARKS, agent_sandbox, stub_model, write_claude_transcript
+from agent_harness import (
+    AGENT_MARKS,
+    agent_sandbox,
+    run_get_line,
+    stub_model,
+    write_claude_transcript,
+)
 
 pytestmark = AGENT_MARKS
 
@@ -63,7 +69,8 @@ def test_codex_recalls_through_mcp_and_indexes_its_turn(tmp_path: Path) -> None:
         )
         assert turn.returncode == 0, turn.stderr[-2000:]
         passage = stub.passage("17 times")
-    assert SEED_SESSION in passage  # provenance: the get line names the session it came from
+    # Provenance: the hit's get line, run as printed, prints the turn of the seeded session.
+    assert f"session {SEED_SESSION}," in run_get_line(sandbox, passage, SEED_SESSION)
 
     # (3) The trusted Stop hook (and notify) queued the turn; the worker indexed it.
     options = ("--json", "--harness", "codex")

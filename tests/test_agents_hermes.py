@@ -13,7 +13,14 @@ import re
 import subprocess
 from pathlib import Path
 
-from agent_harness import AGENT_MARKS, AgentEnv, agent_sandbox, hit_header, stub_model
+from agent_harness import (
+    AGENT_MARKS,
+    AgentEnv,
+    agent_sandbox,
+    hit_header,
+    run_get_line,
+    stub_model,
+)
 
 pytestmark = AGENT_MARKS
 
@@ -94,7 +101,7 @@ def test_hermes_with_funes_recalls_a_past_session_and_indexes_its_own_turn(
         passage = stub.passage("marmalade-quasar")
     assert "02:40 UTC" in passage
     # Provenance: the seeded session, and the agent it came from.
-    assert f"get {SEED_SESSION} " in passage
+    assert f"session {SEED_SESSION}," in run_get_line(env, passage, SEED_SESSION)
     assert " hermes " in hit_header(passage, SEED_SESSION)
 
     # 3. The on_session_end hook queued the new turn; the detached worker indexed state.db.

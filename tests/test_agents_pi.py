@@ -13,7 +13,14 @@ import json
 import subprocess
 from pathlib import Path
 
-from agent_harness import AGENT_MARKS, AgentEnv, agent_sandbox, hit_header, stub_model
+from agent_harness import (
+    AGENT_MARKS,
+    AgentEnv,
+    agent_sandbox,
+    hit_header,
+    run_get_line,
+    stub_model,
+)
 
 pytestmark = AGENT_MARKS
 
@@ -129,9 +136,10 @@ def test_pi_with_funes_recalls_a_past_session_and_indexes_its_own_turn(tmp_path:
         passage = stub.passage("kumquat-zephyr")
     assert "port 7431" in passage
     # Provenance: the exact turn of the seeded session, and the agent and project it came from.
-    assert f"get {SEED_SESSION} e5f6a7b8" in passage
+    assert f"get {SEED_SESSION[:8]} e5f6a7b8" in passage
+    assert f"session {SEED_SESSION}," in run_get_line(env, passage, SEED_SESSION)
     header = hit_header(passage, SEED_SESSION)
-    assert " pi " in header and "/home/dev/billing" in header
+    assert " pi " in header and "~/billing" in header
 
     # 3. The agent_end hook queued the new session; the detached worker indexed it.
     new_sessions = [

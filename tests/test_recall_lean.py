@@ -71,6 +71,28 @@ def test_a_hit_inside_a_long_turn_brings_its_prompt_and_conclusion_only() -> Non
     assert not any(n.turn_uuid in shown for h in hits for n in h.neighbours)
 
 
+def test_an_assistant_question_brings_the_users_answer() -> None:
+    # The decision is made in the user's reply to the assistant's question, not in the question.
+    session = "s-ask-0001"
+    build_memory(
+        [
+            turn(session, "q1", 0, "The nightly export is too slow, speed it up."),
+            turn(
+                session,
+                "q2",
+                1,
+                "Profiling shows the gzip step dominates. Should I switch the export to zstd?",
+                role="assistant",
+            ),
+            turn(session, "q3", 2, "Yes, level 3, and keep one gzip copy for the auditors."),
+            turn(session, "q4", 3, "Done: zstd level 3 plus a gzip copy.", role="assistant"),
+        ]
+    )
+    hit = recall("profiling gzip step dominates switch export", k=1).hits[0]
+    assert hit.turn_uuid == "q2"
+    assert [n.turn_uuid for n in hit.neighbours] == ["q1", "q3"]
+
+
 def test_what_people_said_outranks_tool_output_that_shares_its_words() -> None:
     # The short log line out-scores the longer sentence on words alone (BM25 favours short
     # passages); the assistant's sentence is what answers, and comes first.

@@ -3,9 +3,11 @@ surroundings.
 
 A hit is one chunk of one turn. What a reader most often needs beside it is the question that
 started that piece of work (the user's prompt before it) and what the assistant concluded (its
-last reply before the user spoke again). Everything else around a hit (tool calls, tool output,
-every chunk of a long result) is what `funes get` is for: attaching all chunks within a seq
-window made the median agent answer ~4k tokens, up to 150 neighbour lines for one recall.
+last reply before the user spoke again); when that last reply asked the user something, the
+user's answer (on LoCoMo, +3 points of answers kept at the defaults on either half). Everything
+else around a hit (tool calls, tool output, every chunk of a long result) is what `funes get`
+is for: attaching all chunks within a seq window made the median agent answer ~4k tokens, up
+to 150 neighbour lines for one recall.
 """
 
 from __future__ import annotations
@@ -95,4 +97,13 @@ def _pick(hit: Hit, rows: list[dict], limit: int) -> list[dict]:
         picked.append(prompts_before[-1])
     if replies_after:
         picked.append(replies_after[-1])
+    elif _asks(hit):
+        # The hit is the assistant's last word and it asked something: the user's answer (the
+        # next prompt) is where the decision was made.
+        picked += [r for r in others if int(r["seq"]) == next_prompt and r["role"] == "user"][:1]
     return sorted(picked[:limit], key=lambda r: int(r["seq"]))
+
+
+def _asks(hit: Hit) -> bool:
+    """Whether the hit is assistant text that ends by asking the user something."""
+    return hit.role == "assistant" and hit.block_type == "text" and hit.text.rstrip().endswith("?")
