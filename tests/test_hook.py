@@ -122,8 +122,11 @@ def test_hook_path_imports_nothing_heavy(tmp_funes_home: Path) -> None:
 def test_notify_chains_to_the_users_own_program(tmp_path: Path) -> None:
     record = tmp_path / "theirs.json"
     theirs = tmp_path / "their_notify.py"
+    # Written whole, then renamed into place: the test must not read a half-written record.
     theirs.write_text(
-        f"import json, sys\nopen({str(record)!r}, 'w').write(json.dumps(sys.argv[1:]))\n"
+        "import json, os, sys\n"
+        f"open({str(record)!r} + '.tmp', 'w').write(json.dumps(sys.argv[1:]))\n"
+        f"os.replace({str(record)!r} + '.tmp', {str(record)!r})\n"
     )
     payload = json.dumps({"type": "agent-turn-complete", "thread-id": "t-9"})
     argv = ["--chain", sys.executable, str(theirs), "--their-flag", payload]
