@@ -17,6 +17,7 @@ from datetime import datetime
 from typing import Any
 
 from funes.retrieve.filters import Filters, quote_sql
+from funes.retrieve.formats import short_time
 from funes.retrieve.get import GetResult, resolve_session
 
 # Columns a summary needs; the text column (most of a memory's bytes) is read only for the first
@@ -190,10 +191,6 @@ def show_session(session: str, memory: str | None = None) -> SessionView:
 # -- output ---------------------------------------------------------------------------------
 
 
-def _when(ts: str) -> str:
-    return ts[:16].replace("T", " ") if ts else "-"
-
-
 def short_project(workdir: str, repo: str = "") -> str:
     """The last two components of the working directory (or the repo identity)."""
     where = workdir or repo
@@ -216,7 +213,7 @@ def format_sessions_human(
     for s in sessions:
         where = _clip(short_project(s.workdir, s.repo), 24)
         head = (
-            f"{_when(s.start)}  {s.harness or '-':<11} {where:<24}"
+            f"{short_time(s.start)}  {s.harness or '-':<11} {where:<24}"
             f" {s.turns:>5} turns {s.chunks:>6} chunks  {s.session_id[:8]}  "
         )
         room = max(width - len(head), 20) if width else PROMPT_CHARS
@@ -236,9 +233,10 @@ def format_sessions_json(sessions: list[SessionSummary]) -> str:
 
 
 def _header(summary: SessionSummary) -> str:
-    span = _when(summary.start)
+    span = short_time(summary.start)
     if summary.end and summary.end[:16] != summary.start[:16]:
-        end = summary.end[11:16] if summary.end[:10] == summary.start[:10] else _when(summary.end)
+        same_day = summary.end[:10] == summary.start[:10]
+        end = summary.end[11:16] if same_day else short_time(summary.end)
         span += f" → {end}"
     return (
         f"session {summary.session_id} · {summary.harness or '-'} · "
@@ -255,7 +253,7 @@ def format_show_human(view: SessionView, width: int | None = None) -> str:
     lines += [f"note: {n}" for n in view.result.notes]
     for turn in view.result.turns:
         lines.append("")
-        lines.append(f"── {_when(turn.ts)} · {turn.role or '-'} · seq {turn.seq} ──")
+        lines.append(f"── {short_time(turn.ts)} · {turn.role or '-'} · seq {turn.seq} ──")
         for block in turn.blocks:
             if block.block_type != "text":
                 kind = (

@@ -178,7 +178,7 @@ def format_human(result: RecallResult, width: int = 100) -> str:
         lines.append(NO_RESULTS)
         return "\n".join(lines) + "\n"
     for rank, hit in enumerate(result.hits, 1):
-        when = hit.ts[:16].replace("T", " ") if hit.ts else "time unknown"
+        when = short_time(hit.ts) if hit.ts else "time unknown"
         where = hit.workdir or hit.repo or "-"
         lines.append("")
         lines.append(

@@ -148,7 +148,7 @@ def format_get_agent(result: GetResult) -> str:
 def format_get_human(result: GetResult) -> str:
     lines: list[str] = []
     for turn in result.turns:
-        when = turn.ts[:16].replace("T", " ") if turn.ts else "time unknown"
+        when = short_time(turn.ts) if turn.ts else "time unknown"
         mark = " (asked)" if turn.turn_uuid == result.turn_uuid else ""
         lines.append(f"── {when} · {turn.role} · seq {turn.seq}{mark} ──")
         for block in turn.blocks:

@@ -83,10 +83,10 @@ def _pick(hit: Hit, rows: list[dict], limit: int) -> list[dict]:
     prompts_before = [
         r for r in others if r["role"] == "user" and hit.seq - LOOK_BACK <= int(r["seq"]) < hit.seq
     ]
-    next_prompt = next(
-        (int(r["seq"]) for r in others if r["role"] == "user" and int(r["seq"]) > hit.seq),
-        hit.seq + LOOK_AHEAD + 1,
+    prompt_after = next(
+        (r for r in others if r["role"] == "user" and int(r["seq"]) > hit.seq), None
     )
+    next_prompt = int(prompt_after["seq"]) if prompt_after else hit.seq + LOOK_AHEAD + 1
     replies_after = [
         r for r in others if r["role"] == "assistant" and hit.seq < int(r["seq"]) < next_prompt
     ]
@@ -97,10 +97,10 @@ def _pick(hit: Hit, rows: list[dict], limit: int) -> list[dict]:
         picked.append(prompts_before[-1])
     if replies_after:
         picked.append(replies_after[-1])
-    elif _asks(hit):
+    elif prompt_after and _asks(hit):
         # The hit is the assistant's last word and it asked something: the user's answer (the
         # next prompt) is where the decision was made.
-        picked += [r for r in others if int(r["seq"]) == next_prompt and r["role"] == "user"][:1]
+        picked.append(prompt_after)
     return sorted(picked[:limit], key=lambda r: int(r["seq"]))
 
 

@@ -84,8 +84,7 @@ def recall(
     if second_pass:
         pool, scores = _second_pass(query, pool, fulltext, vector, scores, result, clock)
     scores = scores * block_priors([row["block_type"] or "" for row in pool])
-    sessions = [row["session_id"] or "" for row in pool]
-    scores = session_support(scores, sessions)
+    scores = session_support(scores, [row["session_id"] or "" for row in pool])
     scores = scores + coverage_bonus(query, pool, scores)
 
     recency = [
