@@ -46,7 +46,8 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from plain_bm25 import BM25  # beside this script in bench/
+from coding import GET_LINE_TURN  # beside this script in bench/, as is plain_bm25
+from plain_bm25 import BM25
 
 HERE = Path(__file__).resolve().parent
 RAW = HERE.parents[1] / "shared" / "bench" / "locomo" / "raw" / "locomo10.json"
@@ -145,7 +146,7 @@ def funes_context(question: dict, budget: int | None, second_pass: bool) -> tupl
     by_uuid = {hit.turn_uuid: hit for hit in result.hits}
     found = False
     for block in text.split("\n---\n"):
-        shown = re.search(r"  → funes get \S+ (\S+)", block)
+        shown = GET_LINE_TURN.search(block)
         hit = by_uuid.get(shown.group(1).strip("'")) if shown else None
         if hit is None:
             continue  # the header, or a hit packed out under the budget
