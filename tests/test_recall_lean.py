@@ -73,6 +73,7 @@ def test_a_hit_inside_a_long_turn_brings_its_prompt_and_conclusion_only() -> Non
 
 def test_an_assistant_question_brings_the_users_answer() -> None:
     # The decision is made in the user's reply to the assistant's question, not in the question.
+    # (A reply this long ranks for what it says: it lifts no answer, tests/test_recall_answers.py.)
     session = "s-ask-0001"
     build_memory(
         [
@@ -81,7 +82,10 @@ def test_an_assistant_question_brings_the_users_answer() -> None:
                 session,
                 "q2",
                 1,
-                "Profiling shows the gzip step dominates. Should I switch the export to zstd?",
+                "Profiling shows the gzip step dominates: 41 of the 52 minutes go to compressing "
+                "the CSVs at level 9, the upload takes 6. In a test on last week's export, zstd "
+                "level 3 was five times faster for about the same size on disk. Should I switch "
+                "the export to zstd?",
                 role="assistant",
             ),
             turn(session, "q3", 2, "Yes, level 3, and keep one gzip copy for the auditors."),

@@ -7,6 +7,7 @@ import time
 from datetime import UTC, datetime
 from typing import Any
 
+from funes.retrieve.answers import promote_answers
 from funes.retrieve.blend import (
     FIRST_PASS,
     WITH_CROSS_ENCODER,
@@ -91,6 +92,8 @@ def recall(
         recency_weight(row["ts"] or "", now=now, half_life_days=half_life_days) for row in pool
     ]
     final = [float(score) * weight for score, weight in zip(scores, recency, strict=True)]
+    pool, final = promote_answers(store.table, pool, final, where)
+    clock.lap("answers")
     ranked = sorted(((score, i) for i, score in enumerate(final)), key=lambda p: (-p[0], p[1]))
     result.hits = [_hit(pool[i], score) for score, i in _distinct_texts(ranked, pool)[:k]]
     if neighbors > 0 and result.hits:
