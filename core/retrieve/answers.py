@@ -39,7 +39,10 @@ def promote_answers(
         return pool, scores
     places = [(pool[i]["session_id"], int(pool[i]["seq"])) for i in questions]
     columns = [c for c in CANDIDATE_COLUMNS if c != "vector"]
-    rows = said_text_near(table, places, columns, where)
+    try:
+        rows = said_text_near(table, places, columns, where)
+    except Exception:  # the lift refines a ranking that is already whole: never fail on it
+        return pool, scores
     pool, scores = list(pool), list(scores)
     index = {row["id"]: i for i, row in enumerate(pool)}
     for i in questions:
@@ -62,7 +65,9 @@ def promote_answers(
 
 def _is_question(row: dict) -> bool:
     text = (row["text"] or "").strip()
-    return len(text) <= QUESTION_CHARS and asks(row["role"] or "", row["block_type"] or "", text)
+    if not row["session_id"] or row["seq"] is None or len(text) > QUESTION_CHARS:
+        return False
+    return asks(row["role"] or "", row["block_type"] or "", text)
 
 
 def _answer(question: dict, rows: list[dict]) -> dict | None:
