@@ -1,13 +1,14 @@
 """A question's answer ranks with it.
 
 A question asked in a session shares the words of a later question about the same thing, so it
-outranks the turn that answered it: on LoCoMo the best passage was the question and the answer
-came next for about one miss in four. Each short question among the best candidates (user or
-assistant text ending with "?") passes a share of its score to the turn that answered it: the
-assistant's conclusion for a user's question, the user's next prompt for the assistant's. The
-question gives up a little, so the answer, which the reader needs, comes first; the question
-still travels with it as the answer's neighbour. On LoCoMo the answering turn is then in the
-first 5 for 66% of questions instead of 60% (first 1: 40% instead of 35%).
+outranks the turn that answered it: on LoCoMo, for about one in four questions whose answering
+turn was not among the first 5 hits, it was the turn right after one of them, its question.
+Each short question among the best candidates (user or assistant text ending with "?") passes a
+share of its score to the turn that answered it: the assistant's conclusion for a user's
+question, the user's next prompt for the assistant's. The question gives up a little, so the
+answer, which the reader needs, comes first; the question still travels with it as the
+answer's neighbour. On LoCoMo the answering turn is then in the first 5 for 66% of questions
+instead of 60% (first 1: 40% instead of 35%).
 """
 
 from __future__ import annotations
