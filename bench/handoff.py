@@ -248,9 +248,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         contexts["funes-recall"] = funes_context(q, None, args.second_pass)
         for budget in budgets:
             contexts[f"funes-recall-{budget}"] = funes_context(q, budget, args.second_pass)
+        answer = str(q["answer"])
         for name in names:
             text, found = contexts[name]
-            answer = str(q["answer"])
             stats[name].append(
                 Scored(
                     tokens_of(text),
