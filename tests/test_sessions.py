@@ -13,8 +13,15 @@ from recall_fixtures import build_memory, turn
 from funes.cli import main
 from funes.index.indexer import index
 from funes.index.store import ChunkStore
-from funes.inspect.sessions import list_sessions, show_session
+from funes.inspect.sessions import (
+    SessionSummary,
+    SessionView,
+    format_show_human,
+    list_sessions,
+    show_session,
+)
 from funes.retrieve import TurnNotFound
+from funes.retrieve.get import GetResult
 
 FIRST_PROMPTS = {
     "codex": "make me a portfolio website, im a graphic designer",
@@ -161,3 +168,24 @@ def test_first_prompts_skip_harness_boilerplate_for_many_sessions_at_once() -> N
     newest = list_sessions(limit=5)
     assert [s.session_id for s in newest] == [s.session_id for s in every[:5]]
     assert all(s.first_prompt.startswith("question number") for s in newest)
+
+
+@pytest.mark.parametrize(
+    ("start", "end", "span"),
+    [
+        ("2026-11-29T09:05:00.000Z", "2026-11-29T09:05:40.000Z", "2026-11-29 09:05 ·"),
+        ("2026-11-29T09:05:00.000Z", "2026-11-29T17:45:00.000Z", "2026-11-29 09:05 → 17:45 ·"),
+        (
+            "2026-11-29T23:50:00.000Z",
+            "2026-11-30T00:10:00.000Z",
+            "2026-11-29 23:50 → 2026-11-30 00:10",
+        ),
+        ("2026-11-29T09:05:00.000Z", "", "2026-11-29 09:05 ·"),
+    ],
+)
+def test_show_header_spans_the_session_to_the_minute(start: str, end: str, span: str) -> None:
+    summary = SessionSummary("s1", "codex", "/w", "", start, end, 2, 3, "", "/t.jsonl")
+    view = SessionView(summary, GetResult("s1", "", "local", []))
+    header = format_show_human(view, width=100).splitlines()[0]
+    assert span in header
+    assert header.count("→") == (1 if "→" in span else 0)

@@ -234,10 +234,10 @@ def format_sessions_json(sessions: list[SessionSummary]) -> str:
 
 def _header(summary: SessionSummary) -> str:
     span = short_time(summary.start)
-    if summary.end and summary.end[:16] != summary.start[:16]:
-        same_day = summary.end[:10] == summary.start[:10]
-        end = summary.end[11:16] if same_day else short_time(summary.end)
-        span += f" → {end}"
+    end = short_time(summary.end) if summary.end else span
+    if end != span:
+        # Both ends on one clock (UTC, to the minute); a same-day end shows its time only.
+        span += f" → {end[11:] if end[:10] == span[:10] else end}"
     return (
         f"session {summary.session_id} · {summary.harness or '-'} · "
         f"{summary.workdir or summary.repo or '-'} · {span} · {summary.turns} turns · "
