@@ -189,3 +189,28 @@ def test_show_header_spans_the_session_to_the_minute(start: str, end: str, span:
     header = format_show_human(view, width=100).splitlines()[0]
     assert span in header
     assert header.count("→") == (1 if "→" in span else 0)
+
+
+@pytest.mark.parametrize("flag", [["--project", "doesnotexist"], ["--since", "2030-01-01"]])
+def test_a_filter_that_matches_nothing_says_so_cleanly(flag: list[str]) -> None:
+    build_memory([turn("s-one", "a1", 0, "a question", ts="2026-01-10T09:00:00Z")])
+    assert list_sessions(**{flag[0][2:]: flag[1]}) == []
+    out = CliRunner().invoke(main, ["sessions", *flag])
+    assert out.exit_code == 0, out.output
+    assert out.output == "no sessions match these filters\n"
+    assert CliRunner().invoke(main, ["sessions", *flag, "--json"]).output.strip() == "[]"
+
+
+def test_the_sessions_footer_names_what_show_prints() -> None:
+    build_memory([turn("s-one", "a1", 0, "a question")])
+    footer = CliRunner().invoke(main, ["sessions"]).output.splitlines()[-1]
+    assert footer == "1 session · `funes show SESSION` prints a whole session"
+
+
+def test_show_never_breaks_a_url_or_a_long_word() -> None:
+    url = "https://example.com/a-very-long/path-with-hyphens/and?query=" + "x" * 90
+    text = "see " + url + " and the word " + "w" * 130 + " then more words " * 10
+    build_memory([turn("s-url", "u1", 0, text)])
+    out = CliRunner().invoke(main, ["show", "s-url", "--format", "human"]).output
+    lines = out.splitlines()
+    assert url in lines and "w" * 130 in lines

@@ -56,4 +56,6 @@ def command(
     if as_json:
         click.echo(format_sessions_json(found), nl=False)
         return
-    click.echo(format_sessions_human(found, more=bool(limit) and len(found) == limit), nl=False)
+    filtered = any((harness, project, since, until))
+    more = bool(limit) and len(found) == limit
+    click.echo(format_sessions_human(found, more=more, filtered=filtered), nl=False)

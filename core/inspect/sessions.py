@@ -140,6 +140,8 @@ def _summaries(table: Any) -> list[SessionSummary]:
 def _fill_first_prompts(store: Any, summaries: list[SessionSummary]) -> None:
     """The first thing the user typed in each session: the first user text block that is not
     harness boilerplate (`<environment_context>`, `<command-name>`…), else the first one."""
+    if not summaries:  # an empty `IN ()` is not SQL
+        return
     by_id = {s.session_id: s for s in summaries}
     user_text = "role = 'user' AND block_type = 'text' AND split_idx = 0"
     columns = ["session_id", "seq", "block_idx", "text"]
@@ -201,12 +203,17 @@ def short_project(workdir: str, repo: str = "") -> str:
 
 
 def format_sessions_human(
-    sessions: list[SessionSummary], width: int | None = None, *, more: bool = False
+    sessions: list[SessionSummary],
+    width: int | None = None,
+    *,
+    more: bool = False,
+    filtered: bool = False,
 ) -> str:
     """One line per session; the first prompt is clipped to a terminal's width (to
-    PROMPT_CHARS when piped)."""
+    PROMPT_CHARS when piped). `filtered`: the list was narrowed by a filter, so an empty one
+    says that nothing matched rather than that the memory is empty."""
     if not sessions:
-        return "no sessions\n"
+        return "no sessions match these filters\n" if filtered else "no sessions\n"
     if width is None:
         width = shutil.get_terminal_size((120, 24)).columns if sys.stdout.isatty() else 0
     lines = []
@@ -224,7 +231,7 @@ def format_sessions_human(
         if more
         else f"{len(sessions)} {noun}"
     )
-    lines.append(f"{shown} · `funes show SESSION` prints one whole")
+    lines.append(f"{shown} · `funes show SESSION` prints a whole session")
     return "\n".join(lines) + "\n"
 
 
@@ -261,8 +268,21 @@ def format_show_human(view: SessionView, width: int | None = None) -> str:
                 )
                 lines.append(f"[{kind}]")
             for paragraph in block.text.splitlines() or [""]:
-                lines += textwrap.wrap(paragraph, width=width, replace_whitespace=False) or [""]
+                lines += _wrap(paragraph, width)
     return "\n".join(lines) + "\n"
+
+
+def _wrap(paragraph: str, width: int) -> list[str]:
+    """`paragraph` wrapped at spaces only: a URL, a path or a long word stays whole on a line
+    of its own (split at a hyphen or mid-word, it could no longer be copied)."""
+    wrapped = textwrap.wrap(
+        paragraph,
+        width=width,
+        replace_whitespace=False,
+        break_long_words=False,
+        break_on_hyphens=False,
+    )
+    return wrapped or [""]
 
 
 def format_show_agent(view: SessionView) -> str:
