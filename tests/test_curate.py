@@ -27,7 +27,7 @@ def _review() -> Review:
     return Review(candidates(ChunkStore.open(), PROJECT, decisions), decisions)
 
 
-def test_arrow_keys_decide_and_every_decision_is_saved_at_once() -> None:
+def test_arrow_keys_decide_and_enter_saves_the_decisions() -> None:
     add_repo_sessions(WIDGET_SESSIONS, PROJECT)
     review = _review()
     order = [c.session_id for c in review.candidates]
@@ -39,14 +39,31 @@ def test_arrow_keys_decide_and_every_decision_is_saved_at_once() -> None:
     review.key("right")  # the same arrow again: back to pending
     review.key("down")  # past the end: stays on the last
     assert review.cursor == 2 and review.counts() == (1, 1, 1)
+    assert load_decisions(URI).include == {}  # nothing saved before Enter
+    review.key("enter")
+    assert review.done and not review.cancelled
 
-    saved = load_decisions(URI)  # what a quit right now would leave
+    saved = load_decisions(URI)
     assert saved.project == PROJECT
     assert set(saved.include) == {order[0]} and saved.exclude == {order[1]}
     text = saved.path.read_text()
     assert f"include {order[0]} 2" in text and "# 2026-01-01" in text
-    review.key("enter")
-    assert review.done
+
+
+@pytest.mark.parametrize("key", ["q", "esc"])
+def test_q_or_esc_cancels_the_review_and_keeps_the_file_as_it_was(key: str) -> None:
+    add_repo_sessions(WIDGET_SESSIONS, PROJECT)
+    first = _review()
+    first.key("right")
+    first.key("enter")
+    before = load_decisions(URI).path.read_text()
+    review = _review()
+    review.key("left")  # exclude what was included
+    review.key("down")
+    review.key("right")
+    review.key(key)
+    assert review.done and review.cancelled
+    assert load_decisions(URI).path.read_text() == before
 
 
 def test_only_included_sessions_are_publishable_and_growth_holds_them_back() -> None:
@@ -56,6 +73,7 @@ def test_only_included_sessions_are_publishable_and_growth_holds_them_back() -> 
     cache = next(i for i, c in enumerate(review.candidates) if c.session_id == "sess-cache")
     review.cursor = cache
     review.key("right")
+    review.key("enter")
     ids, pending = publishable(store, PROJECT, load_decisions(URI))
     assert len(ids) == 2 and {c.session_id for c in pending} == {"sess-render", "sess-salary"}
 
@@ -85,9 +103,21 @@ def test_a_project_is_an_owner_name_identity() -> None:
         check_project("widgets", ChunkStore.open())
 
 
-def test_the_terminal_review_decides_with_arrow_keys(tmp_path: Path) -> None:
-    """The curses list in a real pseudo-terminal: → includes, ↓ moves, ← excludes, Enter ends,
-    then it offers to push (declined here)."""
+def _own_terminal() -> None:
+    """Make the pty the child's controlling terminal, so a Ctrl-C typed into it is a SIGINT."""
+    import fcntl
+    import os
+    import termios
+
+    os.setsid()
+    fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+
+
+def _terminal_curate(
+    keys: list[bytes], answer: bytes | None, extra: tuple[str, ...] = ()
+) -> bytes:
+    """`funes curate` in a real pseudo-terminal: send `keys` once the list is drawn, then
+    `answer` to the publish question (None: expect no question); return everything shown."""
     import os
     import pty
     import select
@@ -95,18 +125,17 @@ def test_the_terminal_review_decides_with_arrow_keys(tmp_path: Path) -> None:
     import sys
     import time
 
-    add_repo_sessions(WIDGET_SESSIONS, PROJECT)
-    order = [c.session_id for c in _review().candidates]  # newest first, as the list shows
     primary, secondary = pty.openpty()
     env = {**os.environ, "TERM": "xterm", "COLUMNS": "100", "LINES": "20", "HF_HUB_OFFLINE": "1"}
     env.pop("FUNES_NO_TUI", None)
     child = subprocess.Popen(
-        [sys.executable, "-m", "funes.cli", "curate", URI, "--project", PROJECT],
+        [sys.executable, "-m", "funes.cli", "curate", URI, "--project", PROJECT, *extra],
         stdin=secondary,
         stdout=secondary,
         stderr=secondary,
         env=env,
         close_fds=True,
+        preexec_fn=_own_terminal,
     )
     os.close(secondary)
     screen = b""
@@ -123,13 +152,64 @@ def test_the_terminal_review_decides_with_arrow_keys(tmp_path: Path) -> None:
                     break
         assert marker in screen, screen[-2000:]
 
-    read_until(b"pending")  # the help line is drawn
-    for key in (b"\x1b[C", b"\x1b[B", b"\x1b[D", b"\r"):  # → ↓ ← Enter
-        os.write(primary, key)
-        time.sleep(0.3)
-    read_until(b"Publish 1 session(s)")
-    os.write(primary, b"n\r")
-    child.wait(timeout=60)
-    os.close(primary)
+    try:
+        read_until(b"pending")  # the help line is drawn
+        for key in keys:
+            os.write(primary, key)
+            time.sleep(0.3)
+        if answer is not None:
+            read_until(b"[y/N]")
+            os.write(primary, answer)
+        child.wait(timeout=30)
+        read_until(b"")
+        while True:  # drain what is left
+            ready, _, _ = select.select([primary], [], [], 0.2)
+            if not ready:
+                break
+            try:
+                chunk = os.read(primary, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            screen += chunk
+    finally:
+        if child.poll() is None:
+            child.kill()
+        os.close(primary)
+    return screen
+
+
+def test_the_terminal_review_decides_with_arrow_keys_and_publishing_defaults_to_no() -> None:
+    """→ includes, ↓ moves, ← excludes, Enter saves, then the offer to push: a bare Enter
+    answers no."""
+    add_repo_sessions(WIDGET_SESSIONS, PROJECT)
+    order = [c.session_id for c in _review().candidates]  # newest first, as the list shows
+    screen = _terminal_curate([b"\x1b[C", b"\x1b[B", b"\x1b[D", b"\r"], answer=b"\r")
+    assert b"Publish 1 session(s)" in screen and b"Publishing" not in screen
     saved = load_decisions(URI)
     assert set(saved.include) == {order[0]} and saved.exclude == {order[1]}
+
+
+@pytest.mark.parametrize("cancel", [b"q", b"\x1b", b"\x03"], ids=["q", "esc", "ctrl-c"])
+def test_the_terminal_review_cancelled_changes_nothing(cancel: bytes) -> None:
+    add_repo_sessions(WIDGET_SESSIONS, PROJECT)
+    before = load_decisions(URI)
+    screen = _terminal_curate([b"\x1b[C", b"\x1b[B", b"\x1b[D", cancel], answer=None)
+    assert b"cancelled: no decision changed" in screen
+    assert b"Publish" not in screen
+    after = load_decisions(URI)
+    assert (after.include, after.exclude) == (before.include, before.exclude) == ({}, set())
+
+
+def test_the_same_session_included_and_excluded_is_refused() -> None:
+    from click.testing import CliRunner
+
+    from funes.cli import main
+
+    add_repo_sessions(WIDGET_SESSIONS, PROJECT)
+    args = ["curate", URI, "--project", PROJECT, "--include", "sess-cache"]
+    out = CliRunner().invoke(main, [*args, "--exclude", "sess-cac"])
+    assert out.exit_code == 1
+    assert "sess-cac is given to both --include and --exclude: pick one" in out.output
+    assert load_decisions(URI).include == {}

@@ -34,7 +34,8 @@ def command(
 
     \b
     Candidates are your local sessions that ran in a checkout of the project (its git remote).
-    On a terminal, a list opens: → include, ← exclude, Enter when done; then it offers to push.
+    On a terminal, a list opens: → include, ← exclude, Enter saves (q, Esc or Ctrl-C cancel,
+    changing nothing); then it offers to push (default: no).
     Otherwise, or with --include/--exclude/--list/--json, it works as plain text for scripts.
     `funes push MEMORY` then publishes only included sessions; a session that grew after it
     was included is held back until you review it again. Decisions are kept in
@@ -75,11 +76,17 @@ def command(
                 raise CurateError(f"{uri} is the project memory of {other}, not {chosen}")
         decisions.project = chosen
         found = candidates(store, chosen, decisions)
+        decided: dict[str, str] = {}
         for prefix, decision in [
             *((p, "include") for p in include),
             *((p, "exclude") for p in exclude),
         ]:
             candidate = resolve_session(found, prefix)
+            if decided.setdefault(candidate.session_id, decision) != decision:
+                raise CurateError(
+                    f"session {candidate.session_id[:8]} is given to both --include and "
+                    "--exclude: pick one"
+                )
             candidate.decision = decision
             candidate.reviewed_chunks = candidate.chunks if decision == "include" else None
             decisions.decide(candidate, decision)
@@ -98,11 +105,15 @@ def command(
     ):
         from funes.project.review import Review, run_review
 
-        run_review(Review(found, decisions), f"funes curate {uri} — project {chosen}")
+        review = Review(found, decisions)
+        run_review(review, f"funes curate {uri} — project {chosen}")
+        if review.cancelled:
+            click.echo("cancelled: no decision changed")
+            return
         included = sum(c.decision == "include" and not c.stale for c in found)
         click.echo(_summary(uri, chosen, found))
         if included and click.confirm(
-            f"Publish {included} session(s) to {uri} now (created private if new)?", default=True
+            f"Publish {included} session(s) to {uri} now (created private if new)?", default=False
         ):
             _push(memory, yes=True)
         return

@@ -1,10 +1,11 @@
 """The terminal review of `funes curate`: one line per session, decided with the arrow keys.
 
-`Review` is the state (pure, tested); `run_review` draws it with curses. Every decision is
-saved as it is made, so quitting at any point loses nothing.
+`Review` is the state (pure, tested); `run_review` draws it with curses. Decisions are saved
+together when the review ends with Enter; q, Esc or Ctrl-C cancel it, and the decisions file is
+left as it was (a review someone backs out of must not publish what they were trying out).
 
 Keys: ↑/↓ (k/j) move · → (l) include · ← (h) exclude · the same arrow again: back to pending ·
-space: include/pending · PgUp/PgDn, Home/End · Enter, q or Esc: done.
+space: include/pending · PgUp/PgDn, Home/End · Enter: save · q, Esc or Ctrl-C: cancel.
 """
 
 from __future__ import annotations
@@ -29,11 +30,18 @@ class Review:
     cursor: int = 0
     top: int = 0
     done: bool = False
+    cancelled: bool = False
 
     def key(self, name: str, page: int = 10) -> None:
         """Apply one key (names as in the module doc: up, down, right, left, space, …)."""
+        if name in ("q", "esc"):
+            self.cancel()
+            return
+        if name == "enter":
+            self.decisions.save()
+            self.done = True
+            return
         if not self.candidates:
-            self.done = name in ("enter", "q", "esc") or self.done
             return
         last = len(self.candidates) - 1
         moves = {"up": -1, "k": -1, "down": 1, "j": 1, "pgup": -page, "pgdn": page}
@@ -49,8 +57,10 @@ class Review:
             self._toggle("exclude")
         elif name == "space":
             self._toggle("include")
-        elif name in ("enter", "q", "esc"):
-            self.done = True
+
+    def cancel(self) -> None:
+        """End the review without saving: the decisions file keeps what it had."""
+        self.cancelled = self.done = True
 
     def _toggle(self, decision: str) -> None:
         candidate = self.candidates[self.cursor]
@@ -58,7 +68,6 @@ class Review:
         candidate.decision = "" if same else decision
         candidate.reviewed_chunks = candidate.chunks if candidate.decision == "include" else None
         self.decisions.decide(candidate, candidate.decision)
-        self.decisions.save()
 
     def counts(self) -> tuple[int, int, int]:
         included = sum(c.decision == "include" and not c.stale for c in self.candidates)
@@ -78,7 +87,10 @@ class Review:
 def run_review(review: Review, title: str) -> None:
     import curses
 
-    curses.wrapper(lambda screen: _loop(screen, review, title))
+    try:
+        curses.wrapper(lambda screen: _loop(screen, review, title))
+    except KeyboardInterrupt:
+        review.cancel()
 
 
 def _loop(screen: curses.window, review: Review, title: str) -> None:
@@ -120,7 +132,7 @@ def _loop(screen: curses.window, review: Review, title: str) -> None:
         included, excluded, pending = review.counts()
         help_line = (
             f"{included} included · {excluded} excluded · {pending} pending   "
-            "→ include  ← exclude  (again: pending)  ↑↓ move  Enter done"
+            "→ include  ← exclude  (again: pending)  ↑↓ move  Enter save  q/Esc cancel"
         )
         screen.addnstr(height - 1, 0, help_line, width - 1, curses.A_DIM)
         screen.refresh()
