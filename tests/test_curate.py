@@ -113,9 +113,7 @@ def _own_terminal() -> None:
     fcntl.ioctl(0, termios.TIOCSCTTY, 0)
 
 
-def _terminal_curate(
-    keys: list[bytes], answer: bytes | None, extra: tuple[str, ...] = ()
-) -> bytes:
+def _terminal_curate(keys: list[bytes], answer: bytes | None, extra: tuple[str, ...] = ()) -> bytes:
     """`funes curate` in a real pseudo-terminal: send `keys` once the list is drawn, then
     `answer` to the publish question (None: expect no question); return everything shown."""
     import os
