@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from funes.cli.options import memory_option
+from funes.cli.options import MEMORY_HELP
 
 
 @click.command("ui")
@@ -16,8 +16,14 @@ from funes.cli.options import memory_option
     help="Port on 127.0.0.1 (0: any free port).",
 )
 @click.option("--no-open", is_flag=True, help="Do not open a browser; just print the URL.")
-@memory_option
-def command(port: int, no_open: bool, memory: str | None) -> None:
+@click.option(
+    "--memory",
+    "memories",
+    metavar="MEMORY",
+    multiple=True,
+    help=MEMORY_HELP + " (one per page: run one `funes ui` per memory).",
+)
+def command(port: int, no_open: bool, memories: tuple[str, ...]) -> None:
     """Serve a web page over the memory on 127.0.0.1 only, and open it in a browser.
 
     The first line printed is the page's URL; it carries a random token, and nothing is served
@@ -36,6 +42,7 @@ def command(port: int, no_open: bool, memory: str | None) -> None:
 
     from funes.inspect.webui import UIServer, warm_up
 
+    memory = _one_memory(memories)
     try:
         server = UIServer(memory, port)
     except OSError as error:
@@ -51,3 +58,15 @@ def command(port: int, no_open: bool, memory: str | None) -> None:
         pass
     finally:
         server.server_close()
+
+
+def _one_memory(memories: tuple[str, ...]) -> str | None:
+    """The one memory the page serves. Its sessions, overview and `get` links belong to one
+    memory, so several are refused at start rather than the last silently winning."""
+    named = [part.strip() for spec in memories for part in spec.split(",") if part.strip()]
+    if len(named) > 1:
+        raise click.UsageError(
+            f"funes ui serves one memory at a time, got {len(named)} ({', '.join(named)}): "
+            "run one `funes ui --memory MEMORY` per memory"
+        )
+    return named[0] if named else None
