@@ -253,8 +253,34 @@ def _publish(memory: str) -> str:
         from funes.sync.push import publish_in_background
     except ImportError:
         return f"bound to {memory}; publishing is not available in this build (`funes push`)"
+    if problem := _cannot_publish(memory):
+        return f"bound to {memory}; not published yet: {problem}"
     publish_in_background(memory)
-    return f"bound to {memory}; publishing the local memory there in the background (`funes push`)"
+    return (
+        f"bound to {memory}; publishing the local memory there in the background "
+        "(how it went: $FUNES_HOME/logs/push.log; `funes push` runs it in the foreground)"
+    )
+
+
+def _cannot_publish(memory: str) -> str:
+    """Why a background push to `memory` would fail at once ("" when it may go ahead): no
+    token, a rejected one, an unreachable Hub, a dataset that does not exist yet. Checked
+    here, in one request, because the background push only writes its failure to a log."""
+    from funes.memory_spec import parse_remote_spec
+    from funes.sync.hub import HubError, HubRemote, RepoMissing
+
+    remote = HubRemote(parse_remote_spec(memory))
+    try:
+        remote.require_token()
+        remote.info()
+    except RepoMissing:
+        return (
+            f"{memory} doesn't exist on the Hub — `funes push {memory} --yes` creates it "
+            "(private) and publishes"
+        )
+    except HubError as error:
+        return str(error)
+    return ""
 
 
 def remove_agent(agent: str) -> dict[str, Any]:

@@ -100,6 +100,12 @@ class HubRemote:
                     f"the Hub rejected your token while trying to {action} {uri}: "
                     "set a valid HF_TOKEN or run `hf auth login`"
                 ) from err
+            if status == 403 and action == "create":
+                raise ReadOnly(
+                    f"cannot create {uri}: your token may not create datasets under "
+                    f"{self.spec.repo_id.split('/')[0]} — create the dataset on the Hub first, "
+                    "or push to a namespace you own"
+                ) from err
             if status == 403:
                 raise ReadOnly(
                     f"{uri} is read-only for your token — recall can read it, but publishing "
