@@ -190,3 +190,37 @@ def test_a_token_budget_says_what_it_left_out() -> None:
     assert lines[0] == HEADER.format(n=2)
     assert lines[1] == "note: 3 more passage(s) matched but were left out to fit --max-tokens 300"
     assert [line.split()[4] for line in lines if line.startswith("  → ")] == ["t-0", "t-1"]
+
+
+def test_a_later_split_drops_its_partial_first_word_and_marks_the_cut() -> None:
+    """A block's second split starts inside the overlap with the first, mid-word: the agent
+    format never shows the fragment (`│ equires user permission grant`)."""
+    hit = make_hit("equires user permission grant before the push.", split_idx=1)
+    first = make_hit("Requires user permission grant.", turn_uuid="t-43")
+    text = format_agent(RecallResult("permission", [hit, first], "/m", "minilm"))
+    quoted = [line for line in text.splitlines() if line.startswith("│")]
+    assert quoted == [
+        "│ …user permission grant before the push.",
+        "│ Requires user permission grant.",
+    ]
+
+
+def test_a_long_line_is_cut_at_word_boundaries_with_a_mark_on_each_side() -> None:
+    words = " ".join(f"word{i:03d}" for i in range(300)) + " the redis cache was dropped "
+    words += " ".join(f"tail{i:03d}" for i in range(300))
+    text = format_agent(RecallResult("redis cache", [make_hit(words)], "/m", "minilm"))
+    (quoted,) = [line for line in text.splitlines() if line.startswith("│")]
+    body = quoted.removeprefix("│ ")
+    assert body.startswith("…word") and body.endswith("…") and "redis cache" in body
+    for piece in body.strip("…").split(" "):
+        assert piece in words.split(" "), piece  # every word shown whole
+
+
+def test_a_neighbour_is_cut_at_a_word_boundary() -> None:
+    long_prompt = "please " + "investigate the flaky checkout integration " * 10
+    hit = make_hit("done", neighbours=[Neighbour("t-41", 6, "user", "text", long_prompt)])
+    text = format_agent(RecallResult("q", [hit], "/m", "minilm"))
+    (line,) = [line for line in text.splitlines() if line.startswith("  ~ ")]
+    shown = line.removeprefix("  ~ [user text seq6] ")
+    assert shown.endswith("…") and len(shown) <= 160
+    assert shown[:-1].split(" ")[-1] in {"investigate", "the", "flaky", "checkout", "integration"}

@@ -99,7 +99,8 @@ def _matches(line: str, terms: list[str]) -> int:
 
 
 def _window(line: str, terms: list[str], limit: int) -> str:
-    """`line` itself when it fits, else `limit` characters around its first matching term."""
+    """`line` itself when it fits, else about `limit` characters around its first matching
+    term, cut at word boundaries and marked `…` on each side that was cut."""
     if len(line) <= limit:
         return line
     lower = line.lower()
@@ -108,4 +109,47 @@ def _window(line: str, terms: list[str], limit: int) -> str:
     start = max(0, at - limit // 3)
     end = min(len(line), start + limit - 2)
     start = max(0, end - (limit - 2))
+    if start > 0:
+        start = word_start(line, start)
+    if end < len(line):
+        end = word_end(line, start, end)
     return ("…" if start > 0 else "") + line[start:end] + ("…" if end < len(line) else "")
+
+
+# A cut moves back (or on) to a space only this far: past it, the cut is inside a long token
+# (a hash, a URL, base64) that has no word boundary worth looking for.
+WORD_SLACK = 40
+
+
+def word_start(text: str, at: int) -> int:
+    """Where a passage cut at `at` may begin without splitting a word: `at` itself when a word
+    starts there, else just after the next space (within WORD_SLACK characters)."""
+    if at <= 0 or text[at - 1].isspace() or text[at].isspace():
+        return at
+    space = next((i for i in range(at, min(len(text), at + WORD_SLACK)) if text[i].isspace()), -1)
+    return space + 1 if space >= 0 else at
+
+
+def word_end(text: str, start: int, at: int) -> int:
+    """Where a passage cut at `at` may end without splitting a word: `at` itself when a word
+    ends there, else at the last space before it (within WORD_SLACK characters, after
+    `start`)."""
+    if at >= len(text) or text[at].isspace() or text[at - 1].isspace():
+        return at
+    space = text.rfind(" ", max(start + 1, at - WORD_SLACK), at)
+    return space if space > start else at
+
+
+def clip_words(text: str, limit: int) -> str:
+    """`text` when it fits `limit` characters, else its start cut at a word boundary and
+    marked `…` (at most `limit` characters with the mark)."""
+    if len(text) <= limit:
+        return text
+    return text[: word_end(text, 0, limit - 1)].rstrip() + "…"
+
+
+def trim_partial_word(text: str) -> str:
+    """A passage that begins inside a word (a later split of a long block starts in the
+    overlap it shares with the one before) without that partial word, marked `…`."""
+    space = next((i for i in range(min(len(text), WORD_SLACK)) if text[i].isspace()), -1)
+    return "…" + (text[space:].lstrip() if space >= 0 else text)

@@ -17,7 +17,13 @@ from dataclasses import asdict
 from datetime import UTC, datetime
 from typing import Any
 
-from funes.retrieve.budget import CHARS_PER_TOKEN, EXCERPT_CHARS, excerpt
+from funes.retrieve.budget import (
+    CHARS_PER_TOKEN,
+    EXCERPT_CHARS,
+    clip_words,
+    excerpt,
+    trim_partial_word,
+)
 from funes.retrieve.types import Hit, RecallResult
 
 QUOTE = "│ "
@@ -33,8 +39,14 @@ CUT_MARKER = "  … {above} line(s) above and {below} below cut; the → line pr
 
 
 def _one_line(text: str, limit: int) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+    return clip_words(" ".join(text.split()), limit)
+
+
+def passage_text(hit: Hit) -> str:
+    """A hit's text as it is shown. A later split of a long block (`split_idx` > 0) begins in
+    the overlap it shares with the split before, usually inside a word: that partial word is
+    left out and the start marked `…` (the `get` line prints the whole block)."""
+    return trim_partial_word(hit.text) if hit.split_idx > 0 else hit.text
 
 
 def quote_block(text: str) -> list[str]:
@@ -122,7 +134,7 @@ def _hit_block(
     hit: Hit, result: RecallResult, limit: int = EXCERPT_CHARS, neighbours: bool = True
 ) -> list[str]:
     lines = _frame(hit, result)
-    shown = excerpt(hit.text, result.query, limit)
+    shown = excerpt(passage_text(hit), result.query, limit)
     lines += quote_block("\n".join(shown.lines))
     if shown.cut:
         lines.append(CUT_MARKER.format(above=shown.above, below=shown.below))
@@ -185,8 +197,11 @@ def format_human(result: RecallResult, width: int = 100) -> str:
             f"{rank}. {when} · {hit.harness or '-'} · {where} · {hit.role} {_kind(hit)} "
             f"· score {hit.score:.2f}"
         )
-        for paragraph in hit.text.splitlines():
-            wrapped = textwrap.wrap(paragraph, width=width - 3) or [""]
+        for paragraph in passage_text(hit).splitlines():
+            wrapped = textwrap.wrap(
+                paragraph, width=width - 3, break_long_words=False, break_on_hyphens=False
+            )
+            wrapped = wrapped or [""]
             lines += ["   " + w for w in wrapped]
         lines.append("   ↳ " + get_command(hit.session_id, hit.turn_uuid, hit_memory(hit, result)))
     return "\n".join(lines) + "\n"

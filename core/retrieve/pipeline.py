@@ -246,6 +246,7 @@ def _hit(row: dict, score: float) -> Hit:
         source_path=row.get("source_path") or "",
         text=row["text"] or "",
         score=round(score, 6),
+        split_idx=int(row.get("split_idx") or 0),
     )
 
 

@@ -9,7 +9,7 @@ from funes.model import Provenance
 
 # What a candidate carries: provenance for the output, text for the second pass, the static
 # vector so that full-text hits get a vector score too.
-CANDIDATE_COLUMNS = ["id", "text", *(f.name for f in fields(Provenance)), "vector"]
+CANDIDATE_COLUMNS = ["id", "text", *(f.name for f in fields(Provenance)), "split_idx", "vector"]
 
 
 def open_store(memory: str | None) -> tuple[Any, str, list[str]]:

@@ -26,6 +26,9 @@ class Hit(Provenance):
     neighbours: list[Neighbour] = field(default_factory=list)
     # The memory it came from (its label), when several were recalled at once.
     memory: str = ""
+    # Which split of its block the passage is (0: the block's start); a later split begins
+    # inside the overlap with the one before, so the formats trim its first partial word.
+    split_idx: int = 0
 
 
 @dataclass(slots=True)
