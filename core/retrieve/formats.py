@@ -25,6 +25,7 @@ from funes.retrieve.budget import (
     trim_partial_word,
 )
 from funes.retrieve.types import Hit, RecallResult
+from funes.retrieve.weak import weak_note
 
 QUOTE = "│ "
 # A hit's `get` line names its session by this many characters: with the turn id they name one
@@ -104,7 +105,7 @@ def format_agent(result: RecallResult, max_tokens: int | None = None) -> str:
         share = max_tokens * CHARS_PER_TOKEN // 4
         limit = min(EXCERPT_CHARS, max(MIN_EXCERPT_CHARS * 2, share))
     blocks = [_hit_block(hit, result, limit) for hit in result.hits]
-    notes = list(result.notes)
+    notes = [*result.notes, *_weak(result)]
     if max_tokens is not None:
         blocks, left_out = _pack(result, blocks, notes, max_tokens)
         if left_out:
@@ -185,7 +186,7 @@ def _size(block: list[str]) -> int:
 
 def format_human(result: RecallResult, width: int = 100) -> str:
     lines: list[str] = [f"memory {result.memory_label} · second pass: {result.second_pass}"]
-    lines += [f"note: {note}" for note in result.notes]
+    lines += [f"note: {note}" for note in [*result.notes, *_weak(result)]]
     if not result.hits:
         lines.append(NO_RESULTS)
         return "\n".join(lines) + "\n"
@@ -207,12 +208,19 @@ def format_human(result: RecallResult, width: int = 100) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _weak(result: RecallResult) -> list[str]:
+    """The weak-results note, as a list of zero or one notes."""
+    note = weak_note(result.query, result.hits)
+    return [note] if note else []
+
+
 def recall_json(result: RecallResult) -> dict[str, Any]:
     return {
         "query": result.query,
         "memory": result.memory_label,
         "second_pass": result.second_pass,
         "notes": list(result.notes),
+        "weak_note": weak_note(result.query, result.hits),
         "hits": [
             {
                 "session_id": h.session_id,
