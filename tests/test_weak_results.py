@@ -62,6 +62,8 @@ def test_cli_mcp_format_json_and_the_page_api_carry_the_note() -> None:
     assert data["hits"] and data["weak_note"] == note.removeprefix("note: ")
     assert webapi.search(None, {"q": nonsense})["weak_note"] == data["weak_note"]
 
-    real = json.loads(CliRunner().invoke(main, ["recall", "why did we drop redis", "--json"]).output)
+    real = json.loads(
+        CliRunner().invoke(main, ["recall", "why did we drop redis", "--json"]).output
+    )
     assert real["hits"] and real["weak_note"] is None
     assert webapi.search(None, {"q": "why did we drop redis"})["weak_note"] is None
