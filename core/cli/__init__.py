@@ -22,6 +22,8 @@ COMMANDS: dict[str, str] = {
     "get": "get_cmd",
     "sessions": "sessions_cmd",
     "show": "show_cmd",
+    "resume": "resume_cmd",
+    "catchup": "catchup_cmd",
     "mcp": "mcp_cmd",
     "add": "add_cmd",
     "remove": "remove_cmd",

@@ -178,16 +178,30 @@ def show_session(session: str, memory: str | None = None) -> SessionView:
     from funes.retrieve.get import get_turns
     from funes.sync.memory import open_memory
 
-    opened = open_memory(memory)
-    session_id = resolve_session(opened.store, session)
-    table = opened.store.scan(_SUMMARY_COLUMNS, where=f"session_id = {quote_sql(session_id)}")
-    summary = _summaries(table)[0]
-    _fill_first_prompts(opened.store, [summary])
+    summary, table = _one_summary(open_memory(memory).store, session)
+    session_id = summary.session_id
     first = min(table.to_pylist(), key=lambda r: (r["seq"], r["turn_uuid"]))
     # The whole session is the window around its first turn that reaches its last seq.
     result = get_turns(session_id, first["turn_uuid"], window=2**62, memory=memory)
     result.turn_uuid = ""  # no turn was asked for: nothing to mark
     return SessionView(summary=summary, result=result)
+
+
+def summarize_session(session: str, memory: str | None = None) -> SessionSummary:
+    """The summary of one session (`session` may be a unique prefix); raises TurnNotFound and
+    MemoryNotFound as `show_session` does."""
+    from funes.sync.memory import open_memory
+
+    return _one_summary(open_memory(memory).store, session)[0]
+
+
+def _one_summary(store: Any, session: str) -> tuple[SessionSummary, Any]:
+    """(summary, its summary rows) of the one session `session` names."""
+    session_id = resolve_session(store, session)
+    table = store.scan(_SUMMARY_COLUMNS, where=f"session_id = {quote_sql(session_id)}")
+    summary = _summaries(table)[0]
+    _fill_first_prompts(store, [summary])
+    return summary, table
 
 
 # -- output ---------------------------------------------------------------------------------

@@ -1,0 +1,114 @@
+"""Picking a past session up again: the command that reopens it in the agent that wrote it.
+
+Each agent resumes its own sessions by id (Claude Code, Codex, Hermes) or by transcript file
+(pi), from the session's working directory: Claude Code keeps a session under a folder named
+for its working directory, and every agent's tools act on the files there. Sessions the memory
+holds but no agent can reopen (imported Parquet rows, a transcript that is not on this machine)
+get the command they would need and the reason it cannot run here.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+# harness → the agent's program
+AGENT_PROGRAMS = {"claude_code": "claude", "codex": "codex", "pi": "pi", "hermes": "hermes"}
+
+
+@dataclass(slots=True)
+class ResumePlan:
+    session_id: str
+    harness: str
+    workdir: str  # the recorded working directory ("" when none was recorded)
+    argv: list[str]  # the agent's command line
+    # Why it cannot run here as planned (empty: it can). One line each, said to the user.
+    problems: list[str] = field(default_factory=list)
+    workdir_gone: bool = False  # one of the problems: the recorded working directory is gone
+
+    @property
+    def runnable(self) -> bool:
+        return not self.problems
+
+    def command_line(self) -> str:
+        """The command as a shell line, from the working directory."""
+        line = shlex.join(self.argv)
+        return f"cd {shlex.quote(self.workdir)} && {line}" if self.workdir else line
+
+    def as_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "command": self.command_line(), "runnable": self.runnable}
+
+
+def agent_argv(
+    harness: str, session_id: str, source_path: str = "", prompt: str | None = None
+) -> list[str]:
+    """The command line that reopens a session in its agent; with `prompt`, the agent's
+    non-interactive form that sends it one more message and prints the answer."""
+    ask = prompt is not None
+    if harness == "claude_code":
+        return ["claude", "--resume", session_id, *(["-p", prompt] if ask else [])]
+    if harness == "codex":
+        if not ask:
+            return ["codex", "resume", session_id]
+        return ["codex", "exec", "resume", "--skip-git-repo-check", session_id, prompt]
+    if harness == "pi":
+        return ["pi", "--session", source_path or session_id, *(["-p", prompt] if ask else [])]
+    if harness == "hermes":
+        return ["hermes", "chat", "--resume", session_id, *(["-Q", "-q", prompt] if ask else [])]
+    return []
+
+
+def plan_resume(
+    session: str,
+    memory: str | None = None,
+    *,
+    here: str | None = None,
+    prompt: str | None = None,
+) -> ResumePlan:
+    """How to reopen `session` (an id or a unique prefix) of `memory`. `here`: run from this
+    folder instead of the recorded one (which may be gone). Raises TurnNotFound for an unknown
+    session and MemoryNotFound when there is no memory."""
+    from funes.inspect.sessions import summarize_session
+
+    summary = summarize_session(session, memory)
+    harness = summary.harness
+    argv = agent_argv(harness, summary.session_id, summary.source_path, prompt)
+    plan = ResumePlan(summary.session_id, harness, here or summary.workdir, argv)
+    if not argv:
+        plan.problems.append(
+            f"session {summary.session_id[:8]} came from {harness or 'an unknown source'}: no "
+            f"agent can reopen it — `funes catchup {summary.session_id[:8]}` prints a digest "
+            "to paste into a new session"
+        )
+        return plan
+    program = AGENT_PROGRAMS[harness]
+    if shutil.which(program) is None:
+        plan.problems.append(f"{program} is not on PATH: install {program}, then run the command")
+    if summary.source_path and not Path(summary.source_path).exists():
+        plan.problems.append(
+            f"its transcript {summary.source_path} is not on this machine (a shared memory "
+            f"holds it): {program} can reopen only its own sessions"
+        )
+    if harness == "claude_code" and here and here != summary.workdir:
+        plan.problems.append(
+            f"Claude Code finds a session only from the folder it ran in ({summary.workdir}): "
+            f"recreate that folder (`mkdir -p {shlex.quote(summary.workdir)}`) and resume there"
+        )
+    if plan.workdir and not here and not Path(plan.workdir).is_dir():
+        plan.workdir_gone = True
+        plan.problems.append(
+            f"its working directory {plan.workdir} no longer exists: recreate it, or run "
+            "`funes resume --here` to reopen the session from the current directory"
+        )
+    return plan
+
+
+def run_resume(plan: ResumePlan) -> None:
+    """Replace this process with the agent, in the session's working directory."""
+    if plan.workdir:
+        os.chdir(plan.workdir)
+    os.execvp(plan.argv[0], plan.argv)

@@ -1,0 +1,106 @@
+"""`funes resume SESSION`: the command that reopens a session in the agent that wrote it, from
+its recorded folder; what it says when it cannot. (The real agents resuming corpus sessions are
+in test_resume_agents.py.)"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from recall_fixtures import build_memory, turn
+
+from funes.cli import main
+
+
+def _memory(workdir: Path) -> None:
+    build_memory(
+        [
+            turn("c1aude00-0000", "u1", 0, "fix the cart", workdir=str(workdir)),
+            turn("c0dex000-0000", "u2", 0, "fix the job", harness="codex", workdir=str(workdir)),
+            turn("p1000000-0000", "u3", 0, "explain this", harness="pi", workdir=str(workdir)),
+            turn("herme500-0000", "u4", 0, "plan a trip", harness="hermes", workdir=str(workdir)),
+            turn("parquet0-0000", "u5", 0, "imported", harness="parquet", workdir=str(workdir)),
+        ]
+    )
+
+
+@pytest.mark.parametrize(
+    ("session", "command"),
+    [
+        ("c1aude00", "claude --resume c1aude00-0000"),
+        ("c0dex000", "codex resume c0dex000-0000"),
+        ("p1000000", "pi --session /transcripts/p1000000-0000.jsonl"),
+        ("herme500", "hermes chat --resume herme500-0000"),
+    ],
+)
+def test_print_names_each_agents_own_resume_command_from_the_recorded_folder(
+    tmp_path: Path, session: str, command: str
+) -> None:
+    _memory(tmp_path)
+    out = CliRunner().invoke(main, ["resume", session, "--print"])
+    assert out.exit_code == 0, out.output
+    assert out.stdout == f"cd {tmp_path} && {command}\n"
+
+
+def test_a_prompt_uses_each_agents_non_interactive_form(tmp_path: Path) -> None:
+    _memory(tmp_path)
+    forms = {
+        "c1aude00": "claude --resume c1aude00-0000 -p 'what next?'",
+        "c0dex000": "codex exec resume --skip-git-repo-check c0dex000-0000 'what next?'",
+        "p1000000": "pi --session /transcripts/p1000000-0000.jsonl -p 'what next?'",
+        "herme500": "hermes chat --resume herme500-0000 -Q -q 'what next?'",
+    }
+    for session, command in forms.items():
+        out = CliRunner().invoke(main, ["resume", session, "--print", "--prompt", "what next?"])
+        assert out.stdout == f"cd {tmp_path} && {command}\n"
+
+
+def test_a_gone_folder_is_a_clear_error_that_offers_here(tmp_path: Path) -> None:
+    gone = tmp_path / "moved-away"
+    _memory(gone)
+    out = CliRunner().invoke(main, ["resume", "c1aude00"])
+    assert out.exit_code == 1
+    assert (
+        f"cannot resume: its working directory {gone} no longer exists: recreate it, or run "
+        "`funes resume --here` to reopen the session from the current directory"
+    ) in out.output
+    assert f"the command: cd {gone} && claude --resume c1aude00-0000" in out.output
+
+    here = CliRunner().invoke(main, ["resume", "c0dex000", "--here", "--json"])
+    plan = json.loads(here.output)
+    assert plan["workdir"] == os.getcwd() and not plan["workdir_gone"]
+    assert plan["argv"] == ["codex", "resume", "c0dex000-0000"]
+    # Claude Code looks a session up by the folder it ran in: --here cannot help it.
+    claude = json.loads(CliRunner().invoke(main, ["resume", "c1aude00", "--here", "--json"]).output)
+    assert f"recreate that folder (`mkdir -p {gone}`)" in " ".join(claude["problems"])
+
+
+def test_a_session_no_agent_wrote_prints_what_to_do_instead(tmp_path: Path) -> None:
+    _memory(tmp_path)
+    out = CliRunner().invoke(main, ["resume", "parquet0"])
+    assert out.exit_code == 1
+    assert "session parquet0 came from parquet: no agent can reopen it" in out.output
+    assert "`funes catchup parquet0` prints a digest" in out.output
+
+
+def test_the_plan_says_when_the_agent_or_the_transcript_is_missing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _memory(tmp_path)
+    monkeypatch.setenv("PATH", str(tmp_path / "empty-bin"))
+    plan = json.loads(CliRunner().invoke(main, ["resume", "c0dex000", "--json"]).output)
+    assert plan["runnable"] is False
+    assert plan["problems"] == [
+        "codex is not on PATH: install codex, then run the command",
+        "its transcript /transcripts/c0dex000-0000.jsonl is not on this machine (a shared "
+        "memory holds it): codex can reopen only its own sessions",
+    ]
+
+
+def test_an_unknown_session_is_one_line() -> None:
+    build_memory([turn("s-one", "a1", 0, "hello")])
+    out = CliRunner().invoke(main, ["resume", "nope"])
+    assert out.exit_code == 1 and out.output == "Error: session nope not found in this memory\n"
