@@ -21,6 +21,8 @@ async def _session_calls(env: dict[str, str]) -> dict:
         get = await session.call_tool("get", {"session_id": "s-shop-0001", "turn_uuid": "u2"})
         missing = await session.call_tool("get", {"session_id": "s-shop-0001", "turn_uuid": "x"})
         status = await session.call_tool("status", {})
+        catchup = await session.call_tool("catchup", {"session_id": "s-shop-0"})
+        weak = await session.call_tool("recall", {"query": "purple elephant quantum sonata"})
         return {
             "init": init,
             "tools": {t.name: t for t in tools.tools},
@@ -32,6 +34,8 @@ async def _session_calls(env: dict[str, str]) -> dict:
                     ("get", get),
                     ("missing", missing),
                     ("status", status),
+                    ("catchup", catchup),
+                    ("weak", weak),
                 ]
             },
         }
@@ -45,7 +49,7 @@ def test_mcp_server_answers_recall_get_and_status_over_stdio() -> None:
 
     assert got["init"].server_info.name == "funes"
     assert "recall" in (got["init"].instructions or "")
-    assert set(got["tools"]) == {"recall", "get", "status"}
+    assert set(got["tools"]) == {"recall", "get", "catchup", "status"}
     assert "earlier work" in got["tools"]["recall"].description
     schema = got["tools"]["recall"].input_schema
     assert schema["required"] == ["query"]
@@ -60,3 +64,6 @@ def test_mcp_server_answers_recall_get_and_status_over_stdio() -> None:
     assert "│ We dropped the redis cache" in texts["get"]
     assert texts["missing"] == "get error: turn x not found in session s-shop-0001"
     assert "chunks:" in texts["status"]
+    assert texts["catchup"].startswith("funes catchup: session s-shop-0001 (claude_code, ")
+    assert "│ Why is checkout slow? Profile the cart service please." in texts["catchup"]
+    assert "note: weak results: no session shown holds" in texts["weak"]

@@ -1,4 +1,4 @@
-"""`funes mcp`: the memory as MCP tools (recall, get, status) over stdio.
+"""`funes mcp`: the memory as MCP tools (recall, get, catchup, status) over stdio.
 
 Startup stays light (the SDK and click only) so `claude mcp list` health checks answer at once;
 the models load in a background thread right after, once per server process, so the first
@@ -35,6 +35,12 @@ GET_DESCRIPTION = """\
 The whole turn(s) of a past session around one turn, reassembled: pass the session id (its first
 8 characters are enough) and turn id from a recall hit's `funes get` line, and the `--memory` it
 names, if any, as `memory`. `window` adds the turns before and after (default 3)."""
+
+CATCHUP_DESCRIPTION = """\
+A compact digest of one past session in its own words, to pick its work up: what was asked, what
+was concluded, errors and what followed them, the files changed, each with the `funes get` line
+for the rest. Pass a session id (its first 8 characters are enough, as recall hits show them);
+max_tokens bounds it (default 1500); memory as for `get`."""
 
 STATUS_DESCRIPTION = "What the memory holds (chunks, sessions, agents), its model and backlog."
 
@@ -91,6 +97,20 @@ def build_server(default_memory: str | None = None) -> Any:
         except Exception as error:
             return f"get error: {_one_line(error)}"
         return format_get_agent(result)
+
+    @server.tool(name="catchup", description=CATCHUP_DESCRIPTION)
+    def catchup_tool(session_id: str, max_tokens: int = 1500, memory: str | None = None) -> str:
+        from funes.project.multi import split_memories
+        from funes.retrieve.catchup import build_catchup, format_catchup
+
+        if max_tokens < 200:
+            return "catchup error: max_tokens must be at least 200"
+        named = split_memories(memory_for(memory))
+        try:
+            digest = build_catchup(session_id, named[0] if named else None, max_tokens=max_tokens)
+        except Exception as error:
+            return f"catchup error: {_one_line(error)}"
+        return format_catchup(digest, max_tokens)
 
     @server.tool(name="status", description=STATUS_DESCRIPTION)
     def status_tool(memory: str | None = None) -> str:
