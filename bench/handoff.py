@@ -3,7 +3,7 @@ it costs.
 
     .venv/bin/python bench/handoff.py [--out DIR] [--budgets 250,500,565,1000,2000] [--every N]
                                       [--start I]
-                                      [--second-pass] [--json OUT]
+                                      [--second-pass] [--catchup-tokens N] [--json OUT]
 
 For every LoCoMo question, the context each strategy would hand an agent:
 
@@ -15,6 +15,10 @@ For every LoCoMo question, the context each strategy would hand an agent:
 - `funes-recall`: funes's agent-format answer at its defaults (what the MCP `recall` tool
   returns), over a memory holding all ten conversations, unfiltered;
 - `funes-recall-<N>`: the same with `--max-tokens N`;
+- `catchup-last`: `funes catchup` of the conversation's last session at its default
+  `--max-tokens` (1,500): the digest a fresh session would paste, beside `handoff-last`;
+- `catchup-all`: `funes catchup` of every session of the conversation at `--catchup-tokens`
+  each (default 200), concatenated: a digest per session, beside `handoff-all`;
 - `full-transcript`: the whole conversation;
 - `evidence-only`: a ceiling, not a strategy: exactly the dialog turns LoCoMo names as the
   question's evidence, each with its session's date (what a recall that ranked perfectly and
@@ -46,6 +50,7 @@ import statistics
 import sys
 import tempfile
 import time
+import uuid
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
@@ -64,6 +69,10 @@ _STOPWORDS = (
     "what which who whom when where why how"
 )
 STOP = frozenset(_STOPWORDS.split())
+# make_corpus.py names a conversation's session n uuid5(NAMESPACE, "<sample_id>/session_<n>").
+LOCOMO_NAMESPACE = uuid.uuid5(
+    uuid.NAMESPACE_URL, "https://github.com/snap-research/LoCoMo/data/locomo10.json"
+)
 
 
 def words(text: str) -> list[str]:
@@ -123,6 +132,8 @@ class Conversation:
     """What LoCoMo gives for one conversation: summaries, observations, the dialog."""
 
     def __init__(self, sample: dict[str, Any]) -> None:
+        self.sample_id = str(sample["sample_id"])
+        self.session_numbers = [n for n, _ in _sessions(sample["conversation"])]
         self.summaries = [text for _, text in _ordered(sample["session_summary"], "summary")]
         self.facts: list[tuple[str, str]] = []  # (line, dialog id)
         for _, by_speaker in _ordered(sample["observation"], "observation"):
@@ -188,10 +199,21 @@ def funes_context(question: dict, budget: int | None, second_pass: bool) -> tupl
             continue  # the header, or a hit packed out under the budget
         turns = [(hit.turn_uuid, hit.seq)]
         turns += [(n.turn_uuid, n.seq) for n in hit.neighbours if f" seq{n.seq}] " in block]
-        for uuid, seq in turns:
-            if (hit.session_id, uuid) in gold_uuid or (hit.session_id, seq) in gold_seq:
+        for turn_uuid, seq in turns:
+            if (hit.session_id, turn_uuid) in gold_uuid or (hit.session_id, seq) in gold_seq:
                 found = True
     return text, found
+
+
+def catchup_context(conv: Conversation, numbers: list[int], max_tokens: int) -> str:
+    """`funes catchup` of each of the conversation's sessions `numbers`, concatenated."""
+    from funes.retrieve.catchup import build_catchup, format_catchup
+
+    digests = []
+    for n in numbers:
+        session_id = str(uuid.uuid5(LOCOMO_NAMESPACE, f"{conv.sample_id}/session_{n}"))
+        digests.append(format_catchup(build_catchup(session_id, max_tokens=max_tokens), max_tokens))
+    return "\n".join(digests)
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
@@ -224,7 +246,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     questions = questions[args.start :: args.every]
     budgets = [int(b) for b in args.budgets.split(",") if b]
     names = ["handoff-all", "handoff-last", "facts-all", "facts-top10", "funes-recall"]
-    names += [f"funes-recall-{b}" for b in budgets] + ["full-transcript", "evidence-only"]
+    names += [f"funes-recall-{b}" for b in budgets] + ["catchup-last", "catchup-all"]
+    names += ["full-transcript", "evidence-only"]
+    catchups: dict[str, dict[str, str]] = defaultdict(dict)  # one digest per conversation
     stats: dict[str, list[Scored]] = defaultdict(list)
     started = time.monotonic()
     for q in questions:
@@ -245,6 +269,12 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             "\n".join(line for line, _ in top),
             any(d in evidence for _, d in top),
         )
+        mine = catchups[conv.sample_id]
+        if not mine:
+            mine["catchup-last"] = catchup_context(conv, conv.session_numbers[-1:], 1500)
+            mine["catchup-all"] = catchup_context(conv, conv.session_numbers, args.catchup_tokens)
+        contexts["catchup-last"] = (mine["catchup-last"], None)
+        contexts["catchup-all"] = (mine["catchup-all"], None)
         contexts["funes-recall"] = funes_context(q, None, args.second_pass)
         for budget in budgets:
             contexts[f"funes-recall-{budget}"] = funes_context(q, budget, args.second_pass)
@@ -352,6 +382,9 @@ def main() -> None:
         "--start", type=int, default=0, help="from this question (--start 1 --every 2: odd half)"
     )
     parser.add_argument("--second-pass", action="store_true", help="let the second pass run")
+    parser.add_argument(
+        "--catchup-tokens", type=int, default=200, help="catchup-all: --max-tokens per session"
+    )
     parser.add_argument("--json", type=Path, help='write {"rows": [...]} and the rest here')
     args = parser.parse_args()
     report = run(args)
