@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+import os
+import sys
+from typing import TYPE_CHECKING
+
 import click
 
 from funes.cli.options import filter_options, memory_option, reading_memory
+
+if TYPE_CHECKING:
+    from funes.inspect.sessions import SessionSummary
 
 
 @click.command("sessions")
@@ -28,6 +35,7 @@ from funes.cli.options import filter_options, memory_option, reading_memory
 )
 @memory_option
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list, one object per session.")
+@click.option("--plain", is_flag=True, help="Print the list even on a terminal (no picker).")
 def command(
     harness: str | None,
     project: str | None,
@@ -36,9 +44,14 @@ def command(
     limit: int,
     memory: str | None,
     as_json: bool,
+    plain: bool,
 ) -> None:
     """List the sessions in the memory, newest first: start, agent, project, turns, chunks,
     session id (first 8 characters) and the first prompt.
+
+    On a terminal it opens a picker: type to filter, ↑/↓ to move (the selected session is
+    previewed below the list), Enter to choose it (its id and the commands for it are
+    printed), Esc to cancel. Piped, or with --plain or --json, it prints the list.
 
     \b
     Examples:
@@ -56,6 +69,26 @@ def command(
     if as_json:
         click.echo(format_sessions_json(found), nl=False)
         return
+    if not plain and _interactive() and found:
+        _pick(found)
+        return
     filtered = any((harness, project, since, until))
     more = bool(limit) and len(found) == limit
     click.echo(format_sessions_human(found, more=more, filtered=filtered), nl=False)
+
+
+def _interactive() -> bool:
+    return sys.stdin.isatty() and sys.stdout.isatty() and not os.environ.get("FUNES_NO_TUI")
+
+
+def _pick(found: list[SessionSummary]) -> None:
+    import shutil
+
+    from funes.inspect.picker import preview, run_picker
+
+    chosen = run_picker(found, "funes sessions")
+    if chosen is None:
+        click.echo("cancelled", err=True)
+        return
+    width = shutil.get_terminal_size((100, 24)).columns
+    click.echo("\n".join(preview(chosen, width)))
