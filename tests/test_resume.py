@@ -104,3 +104,15 @@ def test_an_unknown_session_is_one_line() -> None:
     build_memory([turn("s-one", "a1", 0, "hello")])
     out = CliRunner().invoke(main, ["resume", "nope"])
     assert out.exit_code == 1 and out.output == "Error: session nope not found in this memory\n"
+
+
+def test_the_page_api_returns_the_command_and_runs_nothing(tmp_path: Path) -> None:
+    from funes.inspect.webapi import answer
+
+    _memory(tmp_path)
+    status, plan = answer("resume", None, {"id": "c0dex000"})
+    assert status == 200
+    assert plan["command"] == f"cd {tmp_path} && codex resume c0dex000-0000"
+    assert plan["argv"] == ["codex", "resume", "c0dex000-0000"]
+    assert answer("resume", None, {"id": "nope"})[0] == 404
+    assert answer("resume", None, {})[0] == 400

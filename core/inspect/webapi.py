@@ -90,6 +90,17 @@ def sync(memory: str | None, params: Params) -> dict[str, Any]:
     return {"remotes": [v.as_dict() for v in sync_views()]}
 
 
+def resume(memory: str | None, params: Params) -> dict[str, Any]:
+    """The command that reopens a session in its agent (the page shows it to copy; it runs
+    nothing), and why it cannot run here, if it cannot."""
+    from funes.inspect.resume import plan_resume
+
+    session_id = (params.get("id") or "").strip()
+    if not session_id:
+        raise BadRequest("name the session: resume?id=SESSION")
+    return plan_resume(session_id, memory).as_dict()
+
+
 ROUTES: dict[str, Callable[[str | None, Params], dict[str, Any]]] = {
     "search": search,
     "sessions": sessions,
@@ -97,6 +108,7 @@ ROUTES: dict[str, Callable[[str | None, Params], dict[str, Any]]] = {
     "turn": turn,
     "overview": overview,
     "sync": sync,
+    "resume": resume,
 }
 
 
