@@ -59,3 +59,16 @@ def test_add_with_a_dataset_it_can_write_publishes_in_the_background(
     out = CliRunner().invoke(main, ["add", "codex", "team/shared", "--yes", "--budget", "0"])
     assert out.exit_code == 0, out.output
     assert "bound to team/shared; publishing the local memory there in the background" in out.output
+
+
+def test_add_with_a_read_only_token_says_it_was_not_published(hub, monkeypatch, tmp_path) -> None:
+    from sync_fixtures import READ_TOKEN
+
+    use_home(monkeypatch, tmp_path / "home")
+    hub.create_repo("team/shared")
+    monkeypatch.setenv("HF_TOKEN", READ_TOKEN)
+    out = CliRunner().invoke(main, ["add", "codex", "team/shared", "--yes", "--budget", "0"])
+    assert out.exit_code == 0, out.output
+    assert (
+        "bound to team/shared; not published yet: your Hugging Face token is read-only"
+    ) in out.output

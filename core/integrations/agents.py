@@ -280,7 +280,17 @@ def _cannot_publish(memory: str) -> str:
         )
     except HubError as error:
         return str(error)
+    if _token_role(remote) == "read":
+        return "your Hugging Face token is read-only — publishing needs one with write access"
     return ""
+
+
+def _token_role(remote: Any) -> str:
+    """The token's role as the Hub reports it (`read`, `write`, `fineGrained`; "" unknown)."""
+    try:
+        return str(remote.api.whoami()["auth"]["accessToken"]["role"])
+    except Exception:  # an older Hub answer, or none: let the push itself find out
+        return ""
 
 
 def remove_agent(agent: str) -> dict[str, Any]:
