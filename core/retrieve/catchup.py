@@ -12,13 +12,18 @@ does not fit is counted in a note, and every item names the turn its `funes get`
 from __future__ import annotations
 
 import re
-import shlex
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from funes.retrieve.budget import CHARS_PER_TOKEN, clip_words
 from funes.retrieve.filters import quote_sql
-from funes.retrieve.formats import SESSION_PREFIX, quote_block, short_time, short_workdir
+from funes.retrieve.formats import (
+    SESSION_PREFIX,
+    get_command,
+    quote_block,
+    short_time,
+    short_workdir,
+)
 from funes.retrieve.get import GetResult, TurnView, get_turns, resolve_session
 
 DEFAULT_MAX_TOKENS = 1500
@@ -30,6 +35,9 @@ CONCLUSION_CHARS = 360
 ERROR_CHARS = 200
 FIX_CHARS = 240
 MAX_FILES = 30
+# What is packed first under a budget (lower first): the first prompt and the final answer,
+# then the files, the errors, the other conclusions, the other prompts.
+ESSENTIAL, FILES_PRIORITY, ERROR_PRIORITY, CONCLUSION_PRIORITY, PROMPT_PRIORITY = range(5)
 # An error in tool output, as a line that starts with it (so code that merely names an error,
 # `except ValueError:`, is not one): a traceback, `SomeError: …`, `error: …`, a failed test, a
 # command that is missing or exited non-zero.
@@ -58,7 +66,7 @@ _CONTROL = ("<", "Caveat:", "/", "[Request interrupted")
 
 @dataclass(slots=True)
 class Item:
-    section: str  # asked | concluded | error | files
+    section: str  # asked | concluded | error (its line, then `→ ` the next words) | files
     priority: int  # lower is packed first
     order: float  # position in the session (items print in it)
     turn_uuid: str
@@ -85,11 +93,7 @@ class Catchup:
     items: list[Item]
     left_out: int = 0
     notes: list[str] = field(default_factory=list)
-
-
-# How each kind of item is labelled; an error's quote is the error line, then `→ ` and the
-# assistant's next words.
-SECTIONS = {"asked": "asked", "concluded": "concluded", "error": "error", "files": "files"}
+    named_memory: str = ""  # the memory named to read it, which its `get` lines must name too
 
 
 def build_catchup(
@@ -108,7 +112,9 @@ def build_catchup(
         len(turns),
     )
     items = _items(turns, head.workdir)
-    digest = Catchup(head, result.memory_label, items, notes=list(result.notes))
+    digest = Catchup(
+        head, result.memory_label, items, notes=list(result.notes), named_memory=memory or ""
+    )
     _pack(digest, max_tokens)
     return digest
 
@@ -134,7 +140,7 @@ def _items(turns: list[TurnView], workdir: str) -> list[Item]:
         items.append(
             Item(
                 "asked",
-                0 if first else 4,
+                ESSENTIAL if first else PROMPT_PRIORITY,
                 i,
                 turn.turn_uuid,
                 turn.seq,
@@ -148,7 +154,7 @@ def _items(turns: list[TurnView], workdir: str) -> list[Item]:
             items.append(
                 Item(
                     "concluded",
-                    0 if last else 3,
+                    ESSENTIAL if last else CONCLUSION_PRIORITY,
                     end - 0.5,
                     reply[0].turn_uuid,
                     reply[0].seq,
@@ -158,7 +164,7 @@ def _items(turns: list[TurnView], workdir: str) -> list[Item]:
     items += _errors(turns)
     files = _files(turns, workdir)
     if files:
-        items.append(Item("files", 1, len(turns) + 1, "", 0, files))
+        items.append(Item("files", FILES_PRIORITY, len(turns) + 1, "", 0, files))
     items.sort(key=lambda item: item.order)
     return items
 
@@ -204,7 +210,7 @@ def _errors(turns: list[TurnView]) -> list[Item]:
             after = _next_words(turns[i + 1 :])
             if after:
                 text += "\n→ " + clip_words(" ".join(after.split()), FIX_CHARS)
-            found.append(Item("error", 2, i, turn.turn_uuid, turn.seq, text))
+            found.append(Item("error", ERROR_PRIORITY, i, turn.turn_uuid, turn.seq, text))
     return found
 
 
@@ -269,13 +275,11 @@ def _header(digest: Catchup) -> str:
     )
 
 
-def _item_lines(item: Item, session_id: str) -> list[str]:
-    get = "funes get " + " ".join(
-        shlex.quote(p) for p in (session_id[:SESSION_PREFIX], item.turn_uuid)
-    )
-    label = SECTIONS[item.section]
-    head = f"{label} (seq {item.seq})  → {get}" if item.section != "files" else label
-    return [head, *quote_block(item.text)]
+def _item_lines(item: Item, digest: Catchup) -> list[str]:
+    if item.section == "files":
+        return [item.section, *quote_block(item.text)]
+    get = get_command(digest.summary.session_id, item.turn_uuid, digest.named_memory)
+    return [f"{item.section} (seq {item.seq})  → {get}", *quote_block(item.text)]
 
 
 def _footer(digest: Catchup, max_tokens: int) -> list[str]:
@@ -297,7 +301,7 @@ def _pack(digest: Catchup, max_tokens: int) -> None:
     ranked = sorted(digest.items, key=lambda item: (item.priority, -item.order))
     kept: set[int] = set()
     for item in ranked:
-        size = sum(len(line) + 1 for line in _item_lines(item, digest.summary.session_id))
+        size = sum(len(line) + 1 for line in _item_lines(item, digest))
         if size <= room:
             kept.add(id(item))
             room -= size
@@ -308,7 +312,7 @@ def _pack(digest: Catchup, max_tokens: int) -> None:
 def format_catchup(digest: Catchup, max_tokens: int = DEFAULT_MAX_TOKENS) -> str:
     lines = [_header(digest)]
     for item in digest.items:
-        lines += _item_lines(item, digest.summary.session_id)
+        lines += _item_lines(item, digest)
     lines += _footer(digest, max_tokens)
     return "\n".join(lines) + "\n"
 
