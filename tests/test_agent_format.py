@@ -127,6 +127,7 @@ def test_recall_json_fields() -> None:
     assert h["neighbours"] == [
         {"turn_uuid": "t-41", "seq": 6, "role": "user", "block_type": "text", "text": "before"}
     ]
+    assert data["weak_note"] is None and h["split_idx"] == 0
 
 
 def test_get_agent_format_is_pinned() -> None:

@@ -237,6 +237,7 @@ def recall_json(result: RecallResult) -> dict[str, Any]:
                 "text": h.text,
                 "source_path": h.source_path,
                 "chunk_id": h.id,
+                "split_idx": h.split_idx,
                 "memory": h.memory or result.memory_label,
                 "neighbours": [asdict(n) for n in h.neighbours],
             }
