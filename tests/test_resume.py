@@ -116,3 +116,13 @@ def test_the_page_api_returns_the_command_and_runs_nothing(tmp_path: Path) -> No
     assert plan["argv"] == ["codex", "resume", "c0dex000-0000"]
     assert answer("resume", None, {"id": "nope"})[0] == 404
     assert answer("resume", None, {})[0] == 400
+
+
+def test_a_claude_subagent_session_resumes_its_parent(tmp_path: Path) -> None:
+    sub = turn("agent-1234abcd", "s1", 0, "search the repo", workdir=str(tmp_path))
+    sub.parent_uuid = "c1aude00-0000"  # a subagent's first turn names its parent session
+    build_memory([turn("c1aude00-0000", "u1", 0, "fix the cart", workdir=str(tmp_path)), sub])
+    out = CliRunner().invoke(main, ["resume", "agent-12", "--print"])
+    assert out.exit_code == 0, out.output
+    assert out.stdout == f"cd {tmp_path} && claude --resume c1aude00-0000\n"
+    assert "note: agent-1234abcd is a subagent's session: resuming its parent" in out.stderr

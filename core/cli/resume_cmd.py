@@ -60,6 +60,8 @@ def command(
     if as_json:
         click.echo(json.dumps(plan.as_dict(), indent=2))
         return
+    for note in plan.notes:
+        click.echo(f"note: {note}", err=True)
     if print_only:
         click.echo(plan.command_line() if plan.argv else "")
         for problem in plan.problems:

@@ -29,6 +29,7 @@ class ResumePlan:
     # Why it cannot run here as planned (empty: it can). One line each, said to the user.
     problems: list[str] = field(default_factory=list)
     workdir_gone: bool = False  # one of the problems: the recorded working directory is gone
+    notes: list[str] = field(default_factory=list)  # said to the user; the plan still runs
 
     @property
     def runnable(self) -> bool:
@@ -76,8 +77,13 @@ def plan_resume(
 
     summary = summarize_session(session, memory)
     harness = summary.harness
-    argv = agent_argv(harness, summary.session_id, summary.source_path, prompt)
-    plan = ResumePlan(summary.session_id, harness, here or summary.workdir, argv)
+    session_id, notes = summary.session_id, []
+    if harness == "claude_code" and session_id.startswith("agent-"):
+        # A subagent's transcript is not a conversation Claude Code can reopen: its parent is.
+        session_id = _parent_session(session_id, memory) or session_id
+        notes.append(f"{summary.session_id} is a subagent's session: resuming its parent")
+    argv = agent_argv(harness, session_id, summary.source_path, prompt)
+    plan = ResumePlan(session_id, harness, here or summary.workdir, argv, notes=notes)
     if not argv:
         plan.problems.append(
             f"session {summary.session_id[:8]} came from {harness or 'an unknown source'}: no "
@@ -105,6 +111,18 @@ def plan_resume(
             "`funes resume --here` to reopen the session from the current directory"
         )
     return plan
+
+
+def _parent_session(session_id: str, memory: str | None) -> str:
+    """The session a Claude Code subagent ran in: its first turn's parent ("" if unknown)."""
+    from funes.retrieve.filters import quote_sql
+    from funes.sync.memory import open_memory
+
+    rows = open_memory(memory).store.scan(
+        ["seq", "parent_uuid"], where=f"session_id = {quote_sql(session_id)}"
+    )
+    first = min(rows.to_pylist(), key=lambda r: r["seq"], default=None)
+    return str(first["parent_uuid"] or "") if first else ""
 
 
 def run_resume(plan: ResumePlan) -> None:
