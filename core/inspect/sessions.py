@@ -12,7 +12,7 @@ import json
 import shutil
 import sys
 import textwrap
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -23,7 +23,7 @@ from funes.retrieve.get import GetResult, resolve_session
 # Columns a summary needs; the text column (most of a memory's bytes) is read only for the first
 # prompts of the sessions actually listed.
 _SUMMARY_COLUMNS = ["session_id", "harness", "workdir", "repo", "source_path", "ts", "turn_uuid"]
-_SUMMARY_COLUMNS += ["seq", "role", "block_type"]
+_SUMMARY_COLUMNS += ["seq", "role", "block_type", "parent_uuid"]
 PROMPT_CHARS = 200
 # Up to this many sessions, first prompts are read with one `session_id IN (...)` filter.
 PROMPT_BATCH = 300
@@ -41,6 +41,10 @@ class SessionSummary:
     chunks: int
     first_prompt: str  # the user's first prompt, on one line, at most PROMPT_CHARS
     source_path: str  # the transcript the session was read from
+    # A subagent's session: the session that started it ("" for a session of its own). The
+    # parsers record the parent's session id as the `parent_uuid` of a subagent's first turn.
+    parent: str = ""
+    subagents: list[str] = field(default_factory=list)  # the sessions this one started
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -78,19 +82,73 @@ def list_sessions(
 def sessions_in_store(
     store: Any, filters: Filters | None = None, *, limit: int | None = None
 ) -> list[SessionSummary]:
+    summaries = matching_sessions(store, filters)
+    if limit:
+        summaries = summaries[:limit]
+    _fill_first_prompts(store, summaries)
+    return summaries
+
+
+def matching_sessions(store: Any, filters: Filters | None = None) -> list[SessionSummary]:
+    """Every session `filters` keep, newest first, subagents linked, first prompts not read."""
     filters = filters or Filters()
     scoped = Filters(harness=filters.harness, project=filters.project)
     table = store.scan(_SUMMARY_COLUMNS, where=scoped.to_sql())
     summaries = _summaries(table)
+    _link_subagents(summaries)
     if filters.since:
         summaries = [s for s in summaries if (s.end or s.start) >= filters.since]
     if filters.until:
         summaries = [s for s in summaries if s.start and s.start < filters.until]
     summaries.sort(key=lambda s: (s.start, s.session_id), reverse=True)
-    if limit:
-        summaries = summaries[:limit]
-    _fill_first_prompts(store, summaries)
     return summaries
+
+
+@dataclass(slots=True)
+class SessionPage:
+    """One page of the session list: sessions of their own, newest first, each followed by the
+    subagent sessions it started (oldest first), with the totals every page shares."""
+
+    rows: list[SessionSummary]
+    total: int  # sessions of their own that match (a subagent whose parent does not, too)
+    subagents: int  # subagent sessions that match, shown under their parents
+    offset: int
+    limit: int
+
+
+def session_page(
+    memory: str | None = None,
+    *,
+    offset: int = 0,
+    limit: int = 100,
+    harness: str | None = None,
+    project: str | None = None,
+    since: str | None = None,
+    until: str | None = None,
+    now: datetime | None = None,
+) -> SessionPage:
+    """Sessions `offset` to `offset + limit` of `memory` (subagents nested under their parents).
+
+    Raises ValueError for a bad filter and MemoryNotFound when there is no memory.
+    """
+    from funes.sync.memory import open_memory
+
+    filters = Filters.build(harness=harness, project=project, since=since, until=until, now=now)
+    store = open_memory(memory).store
+    found = matching_sessions(store, filters)
+    kept = {s.session_id for s in found}
+    tops = [s for s in found if s.parent not in kept]
+    children: dict[str, list[SessionSummary]] = {}
+    for summary in reversed(found):  # oldest first under each parent
+        if summary.parent in kept:
+            children.setdefault(summary.parent, []).append(summary)
+    rows = []
+    for top in tops[offset : offset + limit]:
+        rows += [top, *children.get(top.session_id, [])]
+    _fill_first_prompts(store, rows)
+    return SessionPage(
+        rows=rows, total=len(tops), subagents=len(found) - len(tops), offset=offset, limit=limit
+    )
 
 
 def _summaries(table: Any) -> list[SessionSummary]:
@@ -118,6 +176,7 @@ def _summaries(table: Any) -> list[SessionSummary]:
             ("ts", "max"),
             ("turn_uuid", "count_distinct"),
             ("seq", "count"),
+            ("parent_uuid", "first"),
         ]
     )
     return [
@@ -132,14 +191,29 @@ def _summaries(table: Any) -> list[SessionSummary]:
             chunks=int(row["seq_count"]),
             first_prompt="",
             source_path=row["source_path_first"] or "",
+            parent=row["parent_uuid_first"] or "",
         )
         for row in grouped.to_pylist()
     ]
 
 
+def _link_subagents(summaries: list[SessionSummary]) -> None:
+    """Keep `parent` only where it names a session among `summaries` (a first turn's
+    `parent_uuid` is otherwise a turn id, or empty), and list each parent's subagents."""
+    by_id = {s.session_id: s for s in summaries}
+    for summary in summaries:
+        parent = by_id.get(summary.parent)
+        if parent is None or parent is summary:
+            summary.parent = ""
+            continue
+        parent.subagents.append(summary.session_id)
+
+
 def _fill_first_prompts(store: Any, summaries: list[SessionSummary]) -> None:
     """The first thing the user typed in each session: the first user text block that is not
     harness boilerplate (`<environment_context>`, `<command-name>`…), else the first one."""
+    if not summaries:
+        return
     by_id = {s.session_id: s for s in summaries}
     user_text = "role = 'user' AND block_type = 'text' AND split_idx = 0"
     columns = ["session_id", "seq", "block_idx", "text"]
@@ -180,12 +254,22 @@ def show_session(session: str, memory: str | None = None) -> SessionView:
     session_id = resolve_session(opened.store, session)
     table = opened.store.scan(_SUMMARY_COLUMNS, where=f"session_id = {quote_sql(session_id)}")
     summary = _summaries(table)[0]
+    _link_family(opened.store, summary)
     _fill_first_prompts(opened.store, [summary])
     first = min(table.to_pylist(), key=lambda r: (r["seq"], r["turn_uuid"]))
     # The whole session is the window around its first turn that reaches its last seq.
     result = get_turns(session_id, first["turn_uuid"], window=2**62, memory=memory)
     result.turn_uuid = ""  # no turn was asked for: nothing to mark
     return SessionView(summary=summary, result=result)
+
+
+def _link_family(store: Any, summary: SessionSummary) -> None:
+    """The parent and the subagents of one session, looked up in `store`."""
+    if summary.parent and not store.count(f"session_id = {quote_sql(summary.parent)}"):
+        summary.parent = ""
+    this = quote_sql(summary.session_id)
+    rows = store.scan(["session_id"], where=f"parent_uuid = {this} AND session_id != {this}")
+    summary.subagents = sorted(set(rows.column("session_id").to_pylist()))
 
 
 # -- output ---------------------------------------------------------------------------------
