@@ -158,8 +158,25 @@ function short(text, limit) {
   return (space > limit * 0.6 ? cut.slice(0, space) : cut) + "…";
 }
 
+// A first prompt as a title: its Markdown marks (`**`, backticks, leading #) left out.
+function plainTitle(text) {
+  return (text || "").replace(/^#+\s*/, "").replace(/(\*\*|__|`)/g, "");
+}
+
 function shortId(id) {
   return id.startsWith("agent-") ? id.slice(0, 14) : id.slice(0, 8);
+}
+
+// The shortest prefixes (8 characters at least) that tell the ids apart: time-ordered ids
+// (UUIDv7, Hermes's dates) share their first 8 characters.
+function distinctIds(ids) {
+  const shown = new Map();
+  for (const id of ids) {
+    let n = shortId(id).length;
+    while (n < id.length && ids.some((other) => other !== id && other.startsWith(id.slice(0, n)))) n++;
+    shown.set(id, id.slice(0, n));
+  }
+  return shown;
 }
 
 const HOME = /^(\/home\/[^/]+|\/Users\/[^/]+|\/root)(?=\/|$)/;
@@ -378,7 +395,8 @@ async function listSessions(event, offset) {
     return;
   }
   const labels = distinctLabels(data.sessions.map(whereOf));
-  body.replaceChildren(...data.sessions.map((s) => sessionRow(s, labels)));
+  const ids = distinctIds(data.sessions.map((s) => s.session_id));
+  body.replaceChildren(...data.sessions.map((s) => sessionRow(s, labels, ids)));
   pager(data);
   if (!data.total) {
     setStatus("sessions-status", "no sessions match");
@@ -404,7 +422,7 @@ function pager(data) {
   );
 }
 
-function sessionRow(s, labels) {
+function sessionRow(s, labels, ids) {
   const open = () => { location.hash = sessionHash(s.session_id); };
   const sub = Boolean(s.parent);
   return el(
@@ -412,7 +430,7 @@ function sessionRow(s, labels) {
     { class: `session-row${sub ? " subagent-row" : ""}`, tabindex: 0, "data-session": s.session_id,
       onclick: open, onkeydown: (e) => { if (e.key === "Enter") open(); } },
     el("td", { class: "when" }, when(s.start)),
-    el("td", { class: "id", title: s.session_id }, sub ? "↳ " : "", shortId(s.session_id)),
+    el("td", { class: "id", title: s.session_id }, sub ? "↳ " : "", ids.get(s.session_id)),
     el("td", {}, agentBadge(s.harness)),
     el("td", {}, projectCell(whereOf(s), labels)),
     el("td", { class: "num" }, s.turns),
@@ -452,7 +470,7 @@ async function openSession(id, turnUuid, query) {
       s.subagents.map((child) => el("a", { href: sessionHash(child), class: "subagent-link" }, shortId(child)))));
   }
   head.replaceChildren(
-    el("h2", {}, short(s.first_prompt, 120) || `session ${s.session_id}`),
+    el("h2", {}, short(plainTitle(s.first_prompt), 120) || `session ${s.session_id}`),
     el("p", { class: "provenance" },
       agentBadge(s.harness),
       el("span", { title: "working directory" }, whereOf(s) || "–"),
