@@ -28,13 +28,13 @@ from funes.inspect.webui import UIServer
 
 XSS_SESSION = "0a1b2c3d-0000-4000-8000-00000000f00d"
 XSS = '<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script> render me as text'
-# The same payloads where the page renders Markdown: prose, links, a code fence, terminal colours.
+# The same payloads where the page renders Markdown (prose, links, a code fence), and in colour.
 XSS_MARKDOWN = (
     '### Payloads\n\n**bold** <img src=x onerror="window.__pwned=3"> '
     "[click me](javascript:window.__pwned=4) <javascript:window.__pwned=5>\n\n"
-    "```html\n<script>window.__pwned=6</script>\n```\n\n"
-    '\x1b[31m<img src=x onerror="window.__pwned=7">\x1b[0m red'
+    "```html\n<script>window.__pwned=6</script>\n```"
 )
+XSS_TERMINAL = '\x1b[31m<img src=x onerror="window.__pwned=7">\x1b[0m red'
 LONG_SESSION = "2638daee-0588-4baa-bd33-68b4c002818e"  # pi, 1,007 turns
 PARENT_SESSION = "ef958aa1-0e93-49f0-bb71-150f63befcd1"  # Claude Code, six subagents
 SUBAGENT = "agent-a4ca7529859c158c2"
@@ -91,7 +91,7 @@ def reader_memory(corpus: Path, tmp_path: Path) -> Path:
         tmp_path / "claude",
         tmp_path / "webshop",
         XSS_SESSION,
-        [(XSS_MARKDOWN, XSS_MARKDOWN), ("Fix the cache bug", "Done: the **cache** is fixed.")],
+        [(XSS_MARKDOWN, XSS_MARKDOWN), (XSS_TERMINAL, "Done: the **cache** is fixed.")],
     )
     claude = corpus / "claude" / "daaain__claude-code-log__real_projects"
     index(
@@ -474,6 +474,7 @@ def test_a_reader_searches_follows_a_hit_into_its_session_and_its_subagents_in_c
         timeline = page.locator("#timeline")
         assert timeline.locator("h3", has_text="Payloads").count() == 2
         assert "<script>window.__pwned=6</script>" in timeline.inner_text()
+        assert timeline.locator("pre.terminal .ansi-fg1", has_text="<img src=x").count() == 1
         assert timeline.locator("img, script, iframe, svg").count() == 0
         hrefs = timeline.locator("a[href]").evaluate_all("(links) => links.map((a) => a.href)")
         assert not [h for h in hrefs if not h.startswith(("http:", "https:", origin))], hrefs

@@ -86,6 +86,12 @@ def test_terminal_escapes_around_markup_become_colour_and_the_markup_text() -> N
         '<span class="ansi-bg1">hot</span></pre>'
     )
     assert "\x1b" not in markdown_html("\x1b[32m**done**\x1b[0m")
+    # A local command's coloured output, recorded as text, keeps its colours.
+    context = block_html("text", None, "<local-command-stdout>\x1b[1mContext Usage\x1b[22m")
+    assert context == (
+        '<pre class="terminal">&lt;local-command-stdout&gt;'
+        '<span class="ansi-bold">Context Usage</span></pre>'
+    )
 
 
 def test_markdown_is_rendered_and_code_highlighted() -> None:

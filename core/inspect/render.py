@@ -48,7 +48,9 @@ def block_html(block_type: str, tool_name: str | None, text: str) -> str:
     """The HTML of one block, its tool label already removed: Markdown for text and
     reasoning, a highlighted command for a shell call, terminal output for a tool result."""
     if block_type in ("text", "thinking"):
-        return markdown_html(text)
+        # Text holding colour codes is a terminal's output (Claude Code records a local
+        # command's, e.g. `/context`, as the user's text): shown as a terminal shows it.
+        return terminal_html(text) if "\x1b[" in text else markdown_html(text)
     if block_type == "tool_use":
         return code_html(text, _input_language(tool_name, text))
     return terminal_html(text)

@@ -23,7 +23,9 @@ from funes.retrieve.get import GetResult, resolve_session
 # Columns a summary needs; the text column (most of a memory's bytes) is read only for the first
 # prompts of the sessions actually listed.
 _SUMMARY_COLUMNS = ["session_id", "harness", "workdir", "repo", "source_path", "ts", "turn_uuid"]
-_SUMMARY_COLUMNS += ["seq", "role", "block_type", "parent_uuid"]
+_SUMMARY_COLUMNS += ["seq", "role", "block_type"]
+# A subagent's session names the session that started it as its first turn's `parent_uuid`.
+_FIRST_TURNS = "seq = 0 AND parent_uuid IS NOT NULL"
 PROMPT_CHARS = 200
 # Up to this many sessions, first prompts are read with one `session_id IN (...)` filter.
 PROMPT_BATCH = 300
@@ -95,7 +97,7 @@ def matching_sessions(store: Any, filters: Filters | None = None) -> list[Sessio
     scoped = Filters(harness=filters.harness, project=filters.project)
     table = store.scan(_SUMMARY_COLUMNS, where=scoped.to_sql())
     summaries = _summaries(table)
-    _link_subagents(summaries)
+    _link_subagents(store, summaries)
     if filters.since:
         summaries = [s for s in summaries if (s.end or s.start) >= filters.since]
     if filters.until:
@@ -176,7 +178,6 @@ def _summaries(table: Any) -> list[SessionSummary]:
             ("ts", "max"),
             ("turn_uuid", "count_distinct"),
             ("seq", "count"),
-            ("parent_uuid", "first"),
         ]
     )
     return [
@@ -191,22 +192,24 @@ def _summaries(table: Any) -> list[SessionSummary]:
             chunks=int(row["seq_count"]),
             first_prompt="",
             source_path=row["source_path_first"] or "",
-            parent=row["parent_uuid_first"] or "",
         )
         for row in grouped.to_pylist()
     ]
 
 
-def _link_subagents(summaries: list[SessionSummary]) -> None:
-    """Keep `parent` only where it names a session among `summaries` (a first turn's
-    `parent_uuid` is otherwise a turn id, or empty), and list each parent's subagents."""
+def _link_subagents(store: Any, summaries: list[SessionSummary]) -> None:
+    """Each subagent's parent and each parent's subagents, among `summaries` (a first turn's
+    `parent_uuid` that names no session there is a turn id: no link)."""
+    if not summaries:
+        return
     by_id = {s.session_id: s for s in summaries}
-    for summary in summaries:
-        parent = by_id.get(summary.parent)
-        if parent is None or parent is summary:
-            summary.parent = ""
+    rows = store.scan(["session_id", "parent_uuid"], where=_FIRST_TURNS).to_pylist()
+    for row in rows:
+        child, parent = by_id.get(row["session_id"]), by_id.get(row["parent_uuid"])
+        if child is None or parent is None or parent is child or child.parent:
             continue
-        parent.subagents.append(summary.session_id)
+        child.parent = parent.session_id
+        parent.subagents.append(child.session_id)
 
 
 def _fill_first_prompts(store: Any, summaries: list[SessionSummary]) -> None:
@@ -265,9 +268,12 @@ def show_session(session: str, memory: str | None = None) -> SessionView:
 
 def _link_family(store: Any, summary: SessionSummary) -> None:
     """The parent and the subagents of one session, looked up in `store`."""
-    if summary.parent and not store.count(f"session_id = {quote_sql(summary.parent)}"):
-        summary.parent = ""
     this = quote_sql(summary.session_id)
+    first = store.scan(["parent_uuid"], where=f"session_id = {this} AND {_FIRST_TURNS}")
+    for parent in first.column("parent_uuid").to_pylist():
+        if parent != summary.session_id and store.count(f"session_id = {quote_sql(parent)}"):
+            summary.parent = parent
+            break
     rows = store.scan(["session_id"], where=f"parent_uuid = {this} AND session_id != {this}")
     summary.subagents = sorted(set(rows.column("session_id").to_pylist()))
 
