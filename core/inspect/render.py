@@ -218,7 +218,7 @@ def _markdown() -> Any:
     )
     md.enable(["table", "strikethrough"])
     md.disable("image")  # `![alt](url)` stays text: the page loads nothing from the network
-    md.validateLink = _safe_link
+    md.validateLink = _safe_link  # type: ignore[method-assign]
 
     def link_open(renderer: Any, tokens: Any, idx: int, options: Any, env: Any) -> str:
         tokens[idx].attrSet("rel", "noopener noreferrer")
