@@ -409,11 +409,25 @@ def test_a_reader_searches_follows_a_hit_into_its_session_and_its_subagents_in_c
         page.set_default_timeout(60_000)
         page.goto(reader.url)
 
+        # A search whose answer says its passages are weak shows that note above them.
+        def weak(route: Any) -> None:
+            answer = route.fetch()
+            data = {**answer.json(), "weak_note": "nothing scored near a real match"}
+            route.fulfill(response=answer, body=json.dumps(data))
+
+        page.route("**/api/search?*", weak)
+        page.fill("#q", "zebra quantum lasagne")
+        page.click("#search-form button[type=submit]")
+        page.locator(".hit").first.wait_for()
+        assert page.locator("#weak-note").inner_text() == "nothing scored near a real match"
+        page.unroute("**/api/search?*")
+
         # Search: Markdown rendered, the words that matched marked, the get line.
         page.fill("#q", "previous compaction summary")
         page.click("#search-form button[type=submit]")
         first = page.locator(".hit").first
         first.wait_for()
+        assert page.locator("#weak-note").is_hidden()  # no note when the answer has none
         marked = {m.lower() for m in first.locator("mark.term").all_inner_texts()}
         assert {"compaction", "summary"} <= marked
         assert first.locator(".passage pre, .passage p").count() >= 1
@@ -453,6 +467,13 @@ def test_a_reader_searches_follows_a_hit_into_its_session_and_its_subagents_in_c
         page.goto(reader.url + f"#session/{LONG_SESSION}&turn={LONG_SESSION}:8")
         page.locator("#timeline .turn.asked, #timeline .tool-unit[open]").first.wait_for()
 
+        # Paths that end alike are told apart; a home folder is written ~.
+        labels = page.evaluate(
+            "(paths) => [...distinctLabels(paths).values()]",
+            ["/tmp/a/home/proj", "/tmp/b/home/proj", "/home/ann/work/api", "/srv/api"],
+        )
+        assert labels == ["/tmp/a/home/proj", "/tmp/b/home/proj", "~/work/api", "/srv/api"]
+
         # Sessions: ids, totals, subagents under their parent; parent and child link both ways.
         page.click("#tab-sessions")
         page.locator(".session-row").first.wait_for()
@@ -460,6 +481,12 @@ def test_a_reader_searches_follows_a_hit_into_its_session_and_its_subagents_in_c
         assert "of " in status and "6 subagent session(s)" in status
         assert page.locator(".subagent-row").count() == 6
         assert page.locator("#sessions td.id").first.inner_text().strip()
+        page.fill("#sessions-form input[name=project]", "doesnotexist")
+        page.click("#sessions-form button[type=submit]")
+        sync_api.expect(page.locator("#sessions-status")).to_have_text("no sessions match")
+        assert page.locator(".session-row").count() == 0  # not the previous table
+        page.fill("#sessions-form input[name=project]", "")
+        page.click("#sessions-form button[type=submit]")
         page.locator(".subagent-row", has_text="agent-a4ca7529").click()
         page.locator(".parent-link").wait_for()
         page.screenshot(path=str(shots / "reader-subagent.png"))

@@ -436,7 +436,7 @@ function sessionRow(s, labels, ids) {
     el("td", { class: "num" }, s.turns),
     el("td", { class: "prompt" },
       sub ? el("span", { class: "tag" }, "subagent") : null,
-      short(s.first_prompt, 140) || "–",
+      short(plainTitle(s.first_prompt), 140) || "–",
       s.subagents && s.subagents.length ? el("span", { class: "tag" }, `+${s.subagents.length} subagent(s)`) : null),
   );
 }
@@ -444,6 +444,7 @@ function sessionRow(s, labels, ids) {
 // -- one session ----------------------------------------------------------------------------------
 
 let sessionFind = null;
+let lastSession = null; // the session on screen, as the API answered
 
 async function openSession(id, turnUuid, query) {
   const head = document.getElementById("session-head");
@@ -454,11 +455,13 @@ async function openSession(id, turnUuid, query) {
   setStatus("find-status", "");
   let data;
   try {
-    data = await api("session", { id });
+    // A link to another turn of the session on screen reuses what was read.
+    data = lastSession && lastSession.session.session_id === id ? lastSession : await api("session", { id });
   } catch (error) {
     head.replaceChildren(el("p", { class: "error" }, error.message));
     return;
   }
+  lastSession = data;
   const s = data.session;
   const family = [];
   if (s.parent) {
