@@ -248,11 +248,6 @@ function blockLabel(block) {
   return block.block_type;
 }
 
-function roleLabel(role, blockType) {
-  if (blockType === "tool_result") return "tool result";
-  return role || "–";
-}
-
 // -- views ----------------------------------------------------------------------------------------
 
 const VIEWS = ["search", "sessions", "session", "overview"];
@@ -598,8 +593,7 @@ class Timeline {
     const summary = [el("span", { class: "tool-name" }, unit.call.tool_name || "tool"), " ",
       el("code", { class: "tool-brief" }, short(unit.call.text, 110)), " ",
       el("span", { class: "muted" }, `· ${outcome}`)];
-    const node = this.folded("block tool-unit", summary, blocks, asked || inResult, true);
-    if (unit.resultTurn) node.id = `turn-${unit.resultTurn.turn_uuid}`;
+    const node = this.folded(`block tool-unit${inResult ? " asked" : ""}`, summary, blocks, asked || inResult, true);
     unit.node = node;
     return node;
   }
