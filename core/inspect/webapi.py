@@ -3,6 +3,7 @@ what the page shows. The same library calls as the CLI: recall, get, the session
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -66,8 +67,8 @@ def passage_view(
 
     text = tool_label_removed(block_type, tool_name, text)
     if starts_inside:
-        first, space, rest = text.partition(" ")
-        text = rest if space and len(first) < 40 else text
+        partial = re.match(r"\S{0,40}\s+", text)  # the word the cut went through, if short
+        text = text[partial.end() :] if partial else text
     return {
         "html": block_html(block_type, tool_name, text),
         "starts_inside": starts_inside,
