@@ -4,15 +4,19 @@ the overview, and transcript text that never runs as markup."""
 
 from __future__ import annotations
 
+import html as html_lib
 import http.client
 import json
 import os
+import re
+import shlex
 import shutil
 import subprocess
 import sys
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 from urllib.error import HTTPError
 
 import pytest
@@ -24,12 +28,40 @@ from funes.inspect.webui import UIServer
 
 XSS_SESSION = "0a1b2c3d-0000-4000-8000-00000000f00d"
 XSS = '<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script> render me as text'
+# The same payloads where the page renders Markdown (prose, links, a code fence), and in colour.
+XSS_MARKDOWN = (
+    '### Payloads\n\n**bold** <img src=x onerror="window.__pwned=3"> '
+    "[click me](javascript:window.__pwned=4) <javascript:window.__pwned=5>\n\n"
+    "```html\n<script>window.__pwned=6</script>\n```"
+)
+XSS_TERMINAL = '\x1b[31m<img src=x onerror="window.__pwned=7">\x1b[0m red'
+LONG_SESSION = "2638daee-0588-4baa-bd33-68b4c002818e"  # pi, 1,007 turns
+PARENT_SESSION = "ef958aa1-0e93-49f0-bb71-150f63befcd1"  # Claude Code, six subagents
+SUBAGENT = "agent-a4ca7529859c158c2"
 # A GitHub token the indexer must redact: the overview counts its marker by kind.
 SECRET = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
 
 
 def chromium_path() -> str | None:
     return os.environ.get("FUNES_CHROMIUM") or shutil.which("chromium")
+
+
+def playwright_or_skip() -> Any:
+    """Playwright's sync API, with the distribution's headless Chromium present (CI: required)."""
+    executable = chromium_path()
+    if executable is None or not Path(executable).exists():
+        why = "headless Chromium is not installed (apt-get install chromium)"
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(why)
+        pytest.skip(why)
+    return pytest.importorskip("playwright.sync_api")
+
+
+def screenshots_folder(tmp_path: Path) -> Path:
+    """Where the browser tests leave their screenshots: $FUNES_UI_SCREENSHOTS, else a tmp folder."""
+    shots = Path(os.environ.get("FUNES_UI_SCREENSHOTS") or tmp_path)
+    shots.mkdir(parents=True, exist_ok=True)
+    return shots
 
 
 @pytest.fixture
@@ -48,7 +80,38 @@ def memory(corpus: Path, tmp_path: Path) -> Path:
 
 @pytest.fixture
 def server(memory: Path) -> Iterator[UIServer]:
-    ui = UIServer(None, 0)
+    yield from serve(None)
+
+
+@pytest.fixture
+def reader_memory(corpus: Path, tmp_path: Path) -> Path:
+    """Real sessions a reader opens: a 1,007-turn pi session, a Claude Code session with six
+    subagents, the fixture sessions, and one session whose Markdown holds script payloads."""
+    transcript = write_claude_transcript(
+        tmp_path / "claude",
+        tmp_path / "webshop",
+        XSS_SESSION,
+        [(XSS_MARKDOWN, XSS_MARKDOWN), (XSS_TERMINAL, "Done: the **cache** is fixed.")],
+    )
+    claude = corpus / "claude" / "daaain__claude-code-log__real_projects"
+    index(
+        [
+            corpus / "funes-fixtures",
+            corpus / "pi" / "badlogic__pi-mono__compact.jsonl",
+            claude / "-experiments-worktrees",
+            transcript,
+        ]
+    )
+    return tmp_path
+
+
+@pytest.fixture
+def reader(reader_memory: Path) -> Iterator[UIServer]:
+    yield from serve(None)
+
+
+def serve(memory: str | None) -> Iterator[UIServer]:
+    ui = UIServer(memory, 0)
     ui.start()
     yield ui
     ui.shutdown()
@@ -146,15 +209,9 @@ def test_help_has_examples() -> None:
 def test_search_open_a_turn_browse_a_session_and_the_overview_in_chromium(
     server: UIServer, tmp_path: Path
 ) -> None:
+    sync_api = playwright_or_skip()
     executable = chromium_path()
-    if executable is None or not Path(executable).exists():
-        why = "headless Chromium is not installed (apt-get install chromium)"
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(why)
-        pytest.skip(why)
-    sync_api = pytest.importorskip("playwright.sync_api")
-    shots = Path(os.environ.get("FUNES_UI_SCREENSHOTS") or tmp_path)
-    shots.mkdir(parents=True, exist_ok=True)
+    shots = screenshots_folder(tmp_path)
     origin = f"http://127.0.0.1:{server.port}/"
 
     with sync_api.sync_playwright() as playwright:
@@ -188,7 +245,9 @@ def test_search_open_a_turn_browse_a_session_and_the_overview_in_chromium(
         page.screenshot(path=str(shots / "ui-sessions.png"), full_page=True)
         page.locator(".session-row", has_text="portfolio website").click()
         page.locator("#timeline .turn").first.wait_for()
-        assert page.locator("#timeline .turn").count() == 5
+        # 5 turns: the 2 that hold only tool results are shown inside their calls' units.
+        assert page.locator("#timeline .turn").count() == 3
+        assert page.locator("#timeline .tool-unit").count() == 2
         assert "codex" in page.locator("#session-head").inner_text()
         page.screenshot(path=str(shots / "ui-session.png"), full_page=True)
 
@@ -233,3 +292,228 @@ def test_the_page_shows_what_a_bound_hub_memory_has_and_lacks(
     assert remote["cached"] and remote["remote_chunks"] == pushed.remote_chunks
     assert remote["local_only"] == remote["local_chunks"] - pushed.remote_chunks
     assert remote["local_only"] >= added > 0
+    # A push run by hand shows as the last push, as a background one does.
+    assert remote["last_push"] is not None
+
+
+def test_a_hub_memory_an_agent_only_reads_is_listed_as_read(
+    hub,  # noqa: F811
+    server: UIServer,
+) -> None:
+    from funes.installers.base import InstallReport
+    from funes.integrations.agents import record_install
+    from funes.sync.push import push
+
+    push("alice/team", yes=True)
+    record_install("codex", InstallReport(agent="codex"), None, reads=["alice/team"])
+    status, data = api(server, "sync")
+    assert status == 200
+    (remote,) = data["remotes"]
+    assert remote["uri"] == "hf://datasets/alice/team"
+    assert remote["bound_by"] == [] and remote["read_by"] == ["codex"]
+    assert remote["local_only"] == 0  # nothing of this machine's memory goes to a memory it reads
+
+
+def test_the_session_list_counts_pages_and_nests_subagents(reader: UIServer) -> None:
+    status, everything = api(reader, "sessions?limit=1000")
+    assert status == 200
+    rows = everything["sessions"]
+    # Sessions of their own are counted; each subagent follows the session that started it.
+    assert everything["subagents"] == 6
+    assert everything["total"] == len(rows) - 6 == len({r["session_id"] for r in rows}) - 6
+    at = next(i for i, r in enumerate(rows) if r["session_id"] == PARENT_SESSION)
+    children = rows[at + 1 : at + 7]
+    assert {c["parent"] for c in children} == {PARENT_SESSION}
+    assert sorted(c["session_id"] for c in children) == sorted(rows[at]["subagents"])
+    assert SUBAGENT in rows[at]["subagents"]
+
+    # Pages of two: every session once, in the same order, the same total on each page.
+    seen: list[str] = []
+    for offset in range(0, everything["total"], 2):
+        status, page = api(reader, f"sessions?limit=2&offset={offset}")
+        assert status == 200 and page["total"] == everything["total"]
+        assert len([r for r in page["sessions"] if not r["parent"]]) <= 2
+        seen += [r["session_id"] for r in page["sessions"]]
+    assert seen == [r["session_id"] for r in rows]
+
+    # A whole session names its parent, or its subagents.
+    status, child = api(reader, f"session?id={SUBAGENT}")
+    assert status == 200 and child["session"]["parent"] == PARENT_SESSION
+    status, parent = api(reader, f"session?id={PARENT_SESSION[:8]}")
+    assert status == 200 and len(parent["session"]["subagents"]) == 6
+
+
+def test_a_filter_nothing_matches_lists_no_sessions(server: UIServer) -> None:
+    for query in ("project=doesnotexist", "since=2030-01-01", "harness=hermes"):
+        assert api(server, f"sessions?{query}") == (
+            200,
+            {"sessions": [], "total": 0, "subagents": 0, "offset": 0, "limit": 100},
+        ), query
+
+
+def test_blocks_come_rendered_with_the_tool_name_once(reader: UIServer) -> None:
+    status, whole = api(reader, f"session?id={PARENT_SESSION}")
+    assert status == 200
+    blocks = [b for t in whole["turns"] for b in t["blocks"]]
+    calls = [b for b in blocks if b["block_type"] == "tool_use"]
+    assert calls and not any(b["text"].startswith("[tool_") for b in blocks)
+    assert all(b["html"].startswith("<") for b in blocks)
+    results = [b for b in blocks if b["block_type"] == "tool_result"]
+    assert results and all(r["tool_name"] for r in results)  # what pairs a result with its call
+    status, xss = api(reader, f"session?id={XSS_SESSION}")
+    html = "".join(b["html"] for t in xss["turns"] for b in t["blocks"])
+    assert "<h3>Payloads</h3>" in html and "<strong>bold</strong>" in html
+    assert "<img" not in html and "<script" not in html  # shown as text: &lt;img, &lt;script
+    assert "href=" not in html  # no link: a javascript: target is not a link target
+
+
+def test_hits_say_where_their_block_goes_on_and_how_to_get_it(
+    reader_memory: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from funes.paths import local_memory_dir
+
+    served = local_memory_dir()
+    # Served from a memory that is not the one commands read by default: `get` must name it.
+    monkeypatch.setenv("FUNES_HOME", str(tmp_path / "elsewhere"))
+    for ui in serve(str(served)):
+        status, found = api(ui, "search?q=compaction+summary+previous&k=10")
+    assert status == 200 and found["hits"]
+    for hit in found["hits"]:
+        assert hit["get_command"] == (
+            f"funes get {hit['session_id'][:8]} {shlex.quote(hit['turn_uuid'])} "
+            f"--memory {shlex.quote(str(served))}"
+        )
+    # A passage cut from inside a longer block says so, and starts at a whole word.
+    inside = [h for h in found["hits"] if h["starts_inside"]]
+    assert inside, "expected a passage from the middle of a long block"
+    for hit in inside:
+        shown = re.sub(r"<[^>]+>", "", hit["html"]).split()[0]
+        assert re.search(rf"(^|\s){re.escape(html_lib.unescape(shown))}", hit["text"]), shown
+
+
+@pytest.mark.slow
+def test_a_reader_searches_follows_a_hit_into_its_session_and_its_subagents_in_chromium(
+    reader: UIServer, tmp_path: Path
+) -> None:
+    sync_api = playwright_or_skip()
+    shots = screenshots_folder(tmp_path)
+    origin = f"http://127.0.0.1:{reader.port}/"
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=chromium_path())
+        page = browser.new_page(viewport={"width": 1200, "height": 900})
+        problems: list[str] = []
+        elsewhere: list[str] = []
+        page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: problems.append(str(e)))
+        page.on("request", lambda r: None if r.url.startswith(origin) else elsewhere.append(r.url))
+        page.set_default_timeout(60_000)
+        page.goto(reader.url)
+
+        # A search whose answer says its passages are weak shows that note above them.
+        def weak(route: Any) -> None:
+            answer = route.fetch()
+            data = {**answer.json(), "weak_note": "nothing scored near a real match"}
+            route.fulfill(response=answer, body=json.dumps(data))
+
+        page.route("**/api/search?*", weak)
+        page.fill("#q", "zebra quantum lasagne")
+        page.click("#search-form button[type=submit]")
+        page.locator(".hit").first.wait_for()
+        assert page.locator("#weak-note").inner_text() == "nothing scored near a real match"
+        page.unroute("**/api/search?*")
+
+        # Search: Markdown rendered, the words that matched marked, the get line.
+        page.fill("#q", "previous compaction summary")
+        page.click("#search-form button[type=submit]")
+        first = page.locator(".hit").first
+        first.wait_for()
+        assert page.locator("#weak-note").is_hidden()  # no note when the answer has none
+        marked = {m.lower() for m in first.locator("mark.term").all_inner_texts()}
+        assert {"compaction", "summary"} <= marked
+        assert first.locator(".passage pre, .passage p").count() >= 1
+        assert "funes get " in first.locator(".get-line").inner_text()
+        page.screenshot(path=str(shots / "reader-search.png"))
+
+        # Into its session: the 1,007-turn session opens at the hit, which is open and marked.
+        with page.expect_response(lambda r: "api/session?" in r.url):
+            first.locator(".session-link").click()
+        asked = page.locator("#timeline .turn.asked")
+        asked.wait_for()
+        assert page.locator("#timeline > .turn").count() > 300
+        assert asked.locator("mark.term").count() >= 2
+        assert asked.is_visible()
+        page.wait_for_timeout(300)
+        page.screenshot(path=str(shots / "reader-long-session.png"))
+
+        # A tool call and its result are one unit named by the tool, never a "user" turn.
+        unit = page.locator("#timeline details.tool-unit").first
+        tool = unit.locator(".tool-name").text_content()
+        assert tool in {"bash", "read", "edit", "write"}
+        unit.locator("summary").click()
+        assert unit.locator(".part-label").all_inner_texts() == ["CALL", "RESULT"]
+        assert page.locator("#timeline .block.final .md").is_visible()  # the final answer, open
+
+        # Search within the session: counted, marked, stepped through.
+        page.fill("#find", "compaction")
+        find_status = page.locator("#find-status")
+        sync_api.expect(find_status).to_contain_text(" of ", timeout=60_000)
+        total = int(find_status.inner_text().split(" of ")[1])
+        assert total == page.locator("#timeline mark.find").count() > 10
+        page.click("#find-next")
+        assert find_status.inner_text().startswith("2 of ")
+        assert page.locator("mark.find.current").count() == 1
+
+        # A link to one turn opens the session there.
+        page.goto(reader.url + f"#session/{LONG_SESSION}&turn={LONG_SESSION}:8")
+        page.locator("#timeline .turn.asked, #timeline .tool-unit[open]").first.wait_for()
+
+        # Paths that end alike are told apart; a home folder is written ~.
+        labels = page.evaluate(
+            "(paths) => [...distinctLabels(paths).values()]",
+            ["/tmp/a/home/proj", "/tmp/b/home/proj", "/home/ann/work/api", "/srv/api"],
+        )
+        assert labels == ["/tmp/a/home/proj", "/tmp/b/home/proj", "~/work/api", "/srv/api"]
+
+        # Sessions: ids, totals, subagents under their parent; parent and child link both ways.
+        page.click("#tab-sessions")
+        page.locator(".session-row").first.wait_for()
+        status = page.locator("#sessions-status").inner_text()
+        assert "of " in status and "6 subagent session(s)" in status
+        assert page.locator(".subagent-row").count() == 6
+        assert page.locator("#sessions td.id").first.inner_text().strip()
+        page.fill("#sessions-form input[name=project]", "doesnotexist")
+        page.click("#sessions-form button[type=submit]")
+        sync_api.expect(page.locator("#sessions-status")).to_have_text("no sessions match")
+        assert page.locator(".session-row").count() == 0  # not the previous table
+        page.fill("#sessions-form input[name=project]", "")
+        page.click("#sessions-form button[type=submit]")
+        page.locator(".subagent-row", has_text="agent-a4ca7529").click()
+        page.locator(".parent-link").wait_for()
+        page.screenshot(path=str(shots / "reader-subagent.png"))
+        page.locator(".parent-link").click()
+        page.locator(".subagent-link").first.wait_for()
+        assert page.locator(".subagent-link").count() == 6
+        assert PARENT_SESSION in page.locator("#session-head").inner_text()
+
+        # Markdown payloads render as text and never run.
+        page.goto(reader.url + f"#session/{XSS_SESSION}")
+        page.locator("#timeline .turn").first.wait_for()
+        timeline = page.locator("#timeline")
+        assert timeline.locator("h3", has_text="Payloads").count() == 2
+        assert "<script>window.__pwned=6</script>" in timeline.inner_text()
+        assert timeline.locator("pre.terminal .ansi-fg1", has_text="<img src=x").count() == 1
+        assert timeline.locator("img, script, iframe, svg").count() == 0
+        hrefs = timeline.locator("a[href]").evaluate_all("(links) => links.map((a) => a.href)")
+        assert not [h for h in hrefs if not h.startswith(("http:", "https:", origin))], hrefs
+        page.locator("#timeline summary").evaluate_all("(all) => all.forEach((s) => s.click())")
+        assert page.evaluate("window.__pwned") is None
+
+        page.click("#tab-overview")
+        page.locator("#activity svg rect.bar").first.wait_for()
+        page.screenshot(path=str(shots / "reader-overview.png"), full_page=True)
+        browser.close()
+
+    assert not problems, problems
+    assert not elsewhere, elsewhere
+    for name in ("search", "long-session", "subagent", "overview"):
+        assert (shots / f"reader-{name}.png").stat().st_size > 10_000

@@ -43,13 +43,18 @@ def _remote_check(view) -> Check:  # view: funes.inspect.syncview.RemoteView
         if view.local_only
         else ""
     )
-    bound = f" (bound by {', '.join(view.bound_by)})"
+    who = [f"bound by {', '.join(view.bound_by)}"] if view.bound_by else []
+    who += [f"read by {', '.join(view.read_by)}"] if view.read_by else []
+    bound = f" ({'; '.join(who)})" if who else ""
     try:
         HubRemote(parse_remote_spec(view.spec)).head()
     except RepoMissing as error:
-        return Check(
-            name, False, f"{error}{bound}", f"run `funes push {view.spec} --yes` to create it"
+        fix = (
+            f"run `funes push {view.spec} --yes` to create it"
+            if view.bound_by
+            else "check the name: it is only read here, so whoever publishes it creates it"
         )
+        return Check(name, False, f"{error}{bound}", fix)
     except HubOffline as error:
         fallback = (
             "recall uses the cached copy"

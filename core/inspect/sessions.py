@@ -12,7 +12,7 @@ import json
 import shutil
 import sys
 import textwrap
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -24,6 +24,8 @@ from funes.retrieve.get import GetResult, resolve_session
 # prompts of the sessions actually listed.
 _SUMMARY_COLUMNS = ["session_id", "harness", "workdir", "repo", "source_path", "ts", "turn_uuid"]
 _SUMMARY_COLUMNS += ["seq", "role", "block_type"]
+# A subagent's session names the session that started it as its first turn's `parent_uuid`.
+_FIRST_TURNS = "seq = 0 AND parent_uuid IS NOT NULL"
 PROMPT_CHARS = 200
 # Up to this many sessions, first prompts are read with one `session_id IN (...)` filter.
 PROMPT_BATCH = 300
@@ -41,6 +43,10 @@ class SessionSummary:
     chunks: int
     first_prompt: str  # the user's first prompt, on one line, at most PROMPT_CHARS
     source_path: str  # the transcript the session was read from
+    # A subagent's session: the session that started it ("" for a session of its own). The
+    # parsers record the parent's session id as the `parent_uuid` of a subagent's first turn.
+    parent: str = ""
+    subagents: list[str] = field(default_factory=list)  # the sessions this one started
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -78,19 +84,73 @@ def list_sessions(
 def sessions_in_store(
     store: Any, filters: Filters | None = None, *, limit: int | None = None
 ) -> list[SessionSummary]:
+    summaries = matching_sessions(store, filters)
+    if limit:
+        summaries = summaries[:limit]
+    _fill_first_prompts(store, summaries)
+    return summaries
+
+
+def matching_sessions(store: Any, filters: Filters | None = None) -> list[SessionSummary]:
+    """Every session `filters` keep, newest first, subagents linked, first prompts not read."""
     filters = filters or Filters()
     scoped = Filters(harness=filters.harness, project=filters.project)
     table = store.scan(_SUMMARY_COLUMNS, where=scoped.to_sql())
     summaries = _summaries(table)
+    _link_subagents(store, summaries)
     if filters.since:
         summaries = [s for s in summaries if (s.end or s.start) >= filters.since]
     if filters.until:
         summaries = [s for s in summaries if s.start and s.start < filters.until]
     summaries.sort(key=lambda s: (s.start, s.session_id), reverse=True)
-    if limit:
-        summaries = summaries[:limit]
-    _fill_first_prompts(store, summaries)
     return summaries
+
+
+@dataclass(slots=True)
+class SessionPage:
+    """One page of the session list: sessions of their own, newest first, each followed by the
+    subagent sessions it started (oldest first), with the totals every page shares."""
+
+    rows: list[SessionSummary]
+    total: int  # sessions of their own that match (a subagent whose parent does not, too)
+    subagents: int  # subagent sessions that match, shown under their parents
+    offset: int
+    limit: int
+
+
+def session_page(
+    memory: str | None = None,
+    *,
+    offset: int = 0,
+    limit: int = 100,
+    harness: str | None = None,
+    project: str | None = None,
+    since: str | None = None,
+    until: str | None = None,
+    now: datetime | None = None,
+) -> SessionPage:
+    """Sessions `offset` to `offset + limit` of `memory` (subagents nested under their parents).
+
+    Raises ValueError for a bad filter and MemoryNotFound when there is no memory.
+    """
+    from funes.sync.memory import open_memory
+
+    filters = Filters.build(harness=harness, project=project, since=since, until=until, now=now)
+    store = open_memory(memory).store
+    found = matching_sessions(store, filters)
+    kept = {s.session_id for s in found}
+    tops = [s for s in found if s.parent not in kept]
+    children: dict[str, list[SessionSummary]] = {}
+    for summary in reversed(found):  # oldest first under each parent
+        if summary.parent in kept:
+            children.setdefault(summary.parent, []).append(summary)
+    rows = []
+    for top in tops[offset : offset + limit]:
+        rows += [top, *children.get(top.session_id, [])]
+    _fill_first_prompts(store, rows)
+    return SessionPage(
+        rows=rows, total=len(tops), subagents=len(found) - len(tops), offset=offset, limit=limit
+    )
 
 
 def _summaries(table: Any) -> list[SessionSummary]:
@@ -135,6 +195,21 @@ def _summaries(table: Any) -> list[SessionSummary]:
         )
         for row in grouped.to_pylist()
     ]
+
+
+def _link_subagents(store: Any, summaries: list[SessionSummary]) -> None:
+    """Each subagent's parent and each parent's subagents, among `summaries` (a first turn's
+    `parent_uuid` that names no session there is a turn id: no link)."""
+    if not summaries:
+        return
+    by_id = {s.session_id: s for s in summaries}
+    rows = store.scan(["session_id", "parent_uuid"], where=_FIRST_TURNS).to_pylist()
+    for row in rows:
+        child, parent = by_id.get(row["session_id"]), by_id.get(row["parent_uuid"])
+        if child is None or parent is None or parent is child or child.parent:
+            continue
+        child.parent = parent.session_id
+        parent.subagents.append(child.session_id)
 
 
 def _fill_first_prompts(store: Any, summaries: list[SessionSummary]) -> None:
@@ -200,8 +275,21 @@ def _one_summary(store: Any, session: str) -> tuple[SessionSummary, Any]:
     session_id = resolve_session(store, session)
     table = store.scan(_SUMMARY_COLUMNS, where=f"session_id = {quote_sql(session_id)}")
     summary = _summaries(table)[0]
+    _link_family(store, summary)
     _fill_first_prompts(store, [summary])
     return summary, table
+
+
+def _link_family(store: Any, summary: SessionSummary) -> None:
+    """The parent and the subagents of one session, looked up in `store`."""
+    this = quote_sql(summary.session_id)
+    first = store.scan(["parent_uuid"], where=f"session_id = {this} AND {_FIRST_TURNS}")
+    for parent in first.column("parent_uuid").to_pylist():
+        if parent != summary.session_id and store.count(f"session_id = {quote_sql(parent)}"):
+            summary.parent = parent
+            break
+    rows = store.scan(["session_id"], where=f"parent_uuid = {this} AND session_id != {this}")
+    summary.subagents = sorted(set(rows.column("session_id").to_pylist()))
 
 
 # -- output ---------------------------------------------------------------------------------

@@ -3,6 +3,7 @@ what the page shows. The same library calls as the CLI: recall, get, the session
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -41,20 +42,79 @@ def _int(params: Params, name: str, default: int, low: int, high: int) -> int:
 
 def search(memory: str | None, params: Params) -> dict[str, Any]:
     from funes.retrieve import recall, recall_json
+    from funes.retrieve.formats import get_command, hit_memory
 
     query = (params.get("q") or "").strip()
     if not query:
         raise BadRequest("type what to recall")
     result = recall(query, k=_int(params, "k", 10, 1, MAX_K), memory=memory, **_filters(params))
-    return recall_json(result)
+    data = recall_json(result)
+    cuts = _cuts(memory, [h.id for h in result.hits])
+    for hit, shown in zip(result.hits, data["hits"], strict=True):
+        before, after = cuts.get(hit.id, (False, False))
+        shown["get_command"] = get_command(hit.session_id, hit.turn_uuid, hit_memory(hit, result))
+        shown.update(passage_view(hit.block_type, hit.tool_name, hit.text, before, after))
+    return data
+
+
+def passage_view(
+    block_type: str, tool_name: str | None, text: str, starts_inside: bool, ends_inside: bool
+) -> dict[str, Any]:
+    """A hit's passage for the page: its HTML, and whether the block goes on before or after
+    it (then the page marks the cut). A passage that starts inside its block starts inside a
+    word too (splits overlap by characters): that partial word is left out."""
+    from funes.inspect.render import block_html, tool_label_removed
+
+    text = tool_label_removed(block_type, tool_name, text)
+    if starts_inside:
+        partial = re.match(r"\S{0,40}\s+", text)  # the word the cut went through, if short
+        text = text[partial.end() :] if partial else text
+    return {
+        "html": block_html(block_type, tool_name, text),
+        "starts_inside": starts_inside,
+        "ends_inside": ends_inside,
+    }
+
+
+def _cuts(memory: str | None, chunk_ids: list[str]) -> dict[str, tuple[bool, bool]]:
+    """chunk id → (its block has text before it, its block has text after it), for the chunks
+    found in `memory` (a hit from another memory gets no mark: none is needed to read it)."""
+    from funes.index.chunking import chunk_id
+    from funes.retrieve.filters import quote_sql
+    from funes.sync.memory import open_memory
+
+    if not chunk_ids:
+        return {}
+    try:
+        store = open_memory(memory).store
+        ids = ", ".join(quote_sql(i) for i in chunk_ids)
+        columns = ["id", "session_id", "turn_uuid", "block_idx", "split_idx"]
+        rows = store.scan(columns, where=f"id IN ({ids})").to_pylist()
+        following = {
+            chunk_id(r["session_id"], r["turn_uuid"], r["block_idx"], r["split_idx"] + 1): r["id"]
+            for r in rows
+        }
+        wanted = ", ".join(quote_sql(i) for i in following)
+        found = store.scan(["id"], where=f"id IN ({wanted})").column("id").to_pylist()
+    except Exception:
+        return {}  # the marks are a courtesy: a search never fails for them
+    continued = {following[i] for i in found}
+    return {r["id"]: (int(r["split_idx"]) > 0, r["id"] in continued) for r in rows}
 
 
 def sessions(memory: str | None, params: Params) -> dict[str, Any]:
-    from funes.inspect.sessions import list_sessions
+    from funes.inspect.sessions import session_page
 
-    limit = _int(params, "limit", 200, 1, 5000)
-    found = list_sessions(memory, limit=limit, **_filters(params, SESSION_FILTERS))
-    return {"sessions": [s.as_dict() for s in found]}
+    limit = _int(params, "limit", 100, 1, 5000)
+    offset = _int(params, "offset", 0, 0, 10**9)
+    page = session_page(memory, offset=offset, limit=limit, **_filters(params, SESSION_FILTERS))
+    return {
+        "sessions": [s.as_dict() for s in page.rows],
+        "total": page.total,
+        "subagents": page.subagents,
+        "offset": page.offset,
+        "limit": page.limit,
+    }
 
 
 def session(memory: str | None, params: Params) -> dict[str, Any]:
@@ -63,7 +123,7 @@ def session(memory: str | None, params: Params) -> dict[str, Any]:
     session_id = (params.get("id") or "").strip()
     if not session_id:
         raise BadRequest("which session? (id missing)")
-    return show_json(show_session(session_id, memory))
+    return _with_html(show_json(show_session(session_id, memory)))
 
 
 def turn(memory: str | None, params: Params) -> dict[str, Any]:
@@ -74,7 +134,20 @@ def turn(memory: str | None, params: Params) -> dict[str, Any]:
     if not session_id or not turn_uuid:
         raise BadRequest("which turn? (session and turn are needed)")
     window = _int(params, "window", 2, 0, 50)
-    return get_json(get_turns(session_id, turn_uuid, window=window, memory=memory))
+    return _with_html(get_json(get_turns(session_id, turn_uuid, window=window, memory=memory)))
+
+
+def _with_html(data: dict[str, Any]) -> dict[str, Any]:
+    """Each block of `data["turns"]` gets `html` (rendered) beside its `text` (as stored, for
+    search within the page), the tool label the indexer adds taken out of both."""
+    from funes.inspect.render import block_html, tool_label_removed
+
+    for turn in data["turns"]:
+        for block in turn["blocks"]:
+            kind, tool = block["block_type"], block["tool_name"]
+            block["text"] = tool_label_removed(kind, tool, block["text"])
+            block["html"] = block_html(kind, tool, block["text"])
+    return data
 
 
 def overview(memory: str | None, params: Params) -> dict[str, Any]:

@@ -30,7 +30,7 @@ from typing import Any
 
 from funes.integrations.hook import queue_dir
 from funes.model import HARNESS_ALIASES
-from funes.paths import claude_home, codex_home, funes_home, hermes_home
+from funes.paths import claude_home, codex_home, hermes_home
 
 log = logging.getLogger("funes.integrations.hook_worker")
 
@@ -184,8 +184,9 @@ def _publish_bound_memories(entries: list[tuple[Path, dict[str, Any]]]) -> None:
             continue
         ended = any(e.get("catch_up") for _, e in entries if e.get("agent") == agent)
         from funes.memory_spec import parse_remote_spec
+        from funes.sync.push import push_stamp
 
-        stamp = funes_home() / "pushed" / (parse_remote_spec(spec).cache_name + ".last")
+        stamp = push_stamp(parse_remote_spec(spec))
         try:
             due = time.time() - stamp.stat().st_mtime >= PUBLISH_INTERVAL_S
         except FileNotFoundError:

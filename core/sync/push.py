@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from funes.memory_spec import parse_remote_spec
-from funes.paths import local_memory_dir, logs_dir
+from funes.memory_spec import RemoteSpec, parse_remote_spec
+from funes.paths import funes_home, local_memory_dir, logs_dir
 from funes.project.curate import MANIFEST
 from funes.project.published import honour_tombstones, record_published, tombstone_file
 from funes.sync.card import CardStats, plan_card
@@ -185,7 +185,16 @@ def push(
         from funes.project.purge import purge
 
         report.purged = purge(remote, cache, say)
+    stamp = push_stamp(remote_spec)
+    stamp.parent.mkdir(parents=True, exist_ok=True)
+    stamp.touch()
     return report
+
+
+def push_stamp(remote_spec: RemoteSpec) -> Path:
+    """The file whose time says when this machine last pushed to a Hub memory: touched by
+    every push, and by the hook worker when it starts one in the background."""
+    return funes_home() / "pushed" / f"{remote_spec.cache_name}.last"
 
 
 def _uploading(rows: int, forgotten: int) -> str:

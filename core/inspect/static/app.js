@@ -1,13 +1,21 @@
-// funes ui: a small page over the JSON API served beside it. Every piece of text that comes
-// from the memory is put into the page with textContent (never as markup): transcripts hold
-// anything, including HTML and instructions.
+// funes ui: a small page over the JSON API served beside it. Transcripts hold anything, including
+// HTML and instructions. Plain strings from the memory go into the page with textContent; the
+// rendered blocks the server sends (Markdown with raw HTML off, highlighted code, terminal
+// colours: funes/inspect/render.py) pass through safeFragment, which keeps only the few tags and
+// attributes that rendering produces, before they are inserted.
 "use strict";
 
 const AGENT_COLOURS = {
   claude_code: "#d97757", codex: "#3b82f6", pi: "#10b981", hermes: "#a855f7",
   parquet: "#64748b", unknown: "#94a3b8",
 };
-const LONG_BLOCK = 1500; // characters: longer blocks start folded in a timeline
+// Text blocks longer than this start folded, unless they hold the hit or the final answer.
+const LONG_TEXT = 6000;
+const PAGE_SIZE = 100;
+// Words a query is made of that say nothing about where it matched: not marked.
+const STOPWORDS = new Set(("a an and are as at be but by did do does for from had has have how i if " +
+  "in is it its me my no not of on or our so that the their them then there these this to was we " +
+  "were what when where which who why will with you your").split(" "));
 
 function el(tag, attrs, ...children) {
   const node = document.createElement(tag);
@@ -33,6 +41,99 @@ function svg(tag, attrs, ...children) {
   return node;
 }
 
+// -- rendered blocks ----------------------------------------------------------------------------
+
+const SAFE_TAGS = new Set(["P", "H1", "H2", "H3", "H4", "H5", "H6", "EM", "STRONG", "S", "DEL",
+  "CODE", "PRE", "A", "UL", "OL", "LI", "BLOCKQUOTE", "TABLE", "THEAD", "TBODY", "TR", "TH", "TD",
+  "HR", "BR", "SPAN", "MARK"]);
+const SAFE_LINK = /^(https?:\/\/|mailto:)/i;
+
+// The server's HTML as nodes of this page, keeping only SAFE_TAGS with a class (and a link's
+// http(s)/mailto target); anything else becomes its text. The HTML is parsed in an inert
+// <template>, where nothing runs or loads.
+function safeFragment(html) {
+  const template = document.createElement("template");
+  template.innerHTML = html;
+  clean(template.content);
+  return document.importNode(template.content, true);
+}
+
+function clean(parent) {
+  for (const node of [...parent.childNodes]) {
+    if (node.nodeType === Node.TEXT_NODE) continue;
+    if (node.nodeType !== Node.ELEMENT_NODE || !SAFE_TAGS.has(node.tagName)) {
+      node.replaceWith(document.createTextNode(node.textContent || ""));
+      continue;
+    }
+    for (const attr of [...node.attributes]) {
+      const keep = (attr.name === "class" && /^[\w\- ]*$/.test(attr.value))
+        || (node.tagName === "A" && attr.name === "href" && SAFE_LINK.test(attr.value.trim()));
+      if (!keep) node.removeAttribute(attr.name);
+    }
+    if (node.tagName === "A") {
+      node.setAttribute("rel", "noopener noreferrer");
+      node.setAttribute("target", "_blank");
+    }
+    clean(node);
+  }
+}
+
+// Wraps every match of `pattern` in the text under `root` in <mark class=cls>; returns the marks.
+function markText(root, pattern, cls) {
+  const marks = [];
+  if (!pattern) return marks;
+  const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+  const texts = [];
+  while (walker.nextNode()) texts.push(walker.currentNode);
+  for (const text of texts) {
+    const value = text.nodeValue;
+    pattern.lastIndex = 0;
+    if (!pattern.test(value)) continue;
+    pattern.lastIndex = 0;
+    const pieces = [];
+    let last = 0;
+    for (const match of value.matchAll(pattern)) {
+      if (!match[0]) break;
+      pieces.push(value.slice(last, match.index));
+      const mark = el("mark", { class: cls }, match[0]);
+      marks.push(mark);
+      pieces.push(mark);
+      last = match.index + match[0].length;
+    }
+    pieces.push(value.slice(last));
+    text.replaceWith(...pieces.filter((p) => p !== ""));
+  }
+  return marks;
+}
+
+function unmark(root, cls) {
+  for (const mark of [...root.querySelectorAll(`mark.${cls}`)]) {
+    mark.replaceWith(document.createTextNode(mark.textContent));
+  }
+  root.normalize();
+}
+
+function escapeRegExp(text) {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+// The words of a search that are worth marking, as one pattern: each word and what starts with
+// it (`cache` marks `cached`), case-insensitive.
+function termsPattern(query) {
+  const words = (query || "").toLowerCase().match(/[\p{L}\p{N}_]+/gu) || [];
+  const kept = [...new Set(words.filter((w) => w.length > 1 && !STOPWORDS.has(w)))];
+  if (!kept.length) return null;
+  kept.sort((a, b) => b.length - a.length);
+  return new RegExp(`(?<![\\p{L}\\p{N}_])(?:${kept.map(escapeRegExp).join("|")})[\\p{L}\\p{N}_]*`, "giu");
+}
+
+function phrasePattern(phrase) {
+  const trimmed = (phrase || "").trim();
+  return trimmed ? new RegExp(escapeRegExp(trimmed), "gi") : null;
+}
+
+// -- small helpers --------------------------------------------------------------------------------
+
 async function api(name, params) {
   const query = new URLSearchParams();
   for (const [key, value] of Object.entries(params || {})) {
@@ -48,15 +149,73 @@ function when(ts) {
   return ts ? ts.slice(0, 16).replace("T", " ") : "–";
 }
 
+// `text` on one line, at most `limit` characters, cut at a word boundary and marked with "…".
 function short(text, limit) {
   const flat = (text || "").replace(/\s+/g, " ").trim();
-  return flat.length <= limit ? flat : flat.slice(0, limit - 1) + "…";
+  if (flat.length <= limit) return flat;
+  const cut = flat.slice(0, limit - 1);
+  const space = cut.lastIndexOf(" ");
+  return (space > limit * 0.6 ? cut.slice(0, space) : cut) + "…";
 }
 
-function project(workdir, repo) {
-  const where = workdir || repo || "";
-  const parts = where.replace(/\\/g, "/").split("/").filter(Boolean);
-  return parts.slice(-2).join("/") || where || "–";
+// A first prompt as a title: its Markdown marks (`**`, backticks, leading #) left out.
+function plainTitle(text) {
+  return (text || "").replace(/^#+\s*/, "").replace(/(\*\*|__|`)/g, "");
+}
+
+function shortId(id) {
+  return id.startsWith("agent-") ? id.slice(0, 14) : id.slice(0, 8);
+}
+
+// The shortest prefixes (8 characters at least) that tell the ids apart: time-ordered ids
+// (UUIDv7, Hermes's dates) share their first 8 characters.
+function distinctIds(ids) {
+  const shown = new Map();
+  for (const id of ids) {
+    let n = shortId(id).length;
+    while (n < id.length && ids.some((other) => other !== id && other.startsWith(id.slice(0, n)))) n++;
+    shown.set(id, id.slice(0, n));
+  }
+  return shown;
+}
+
+const HOME = /^(\/home\/[^/]+|\/Users\/[^/]+|\/root)(?=\/|$)/;
+
+function pathParts(where) {
+  return (where || "").replace(/\\/g, "/").replace(HOME, "~").split("/").filter(Boolean);
+}
+
+// Labels for paths that tell them apart: the last two folders, more where two paths share them.
+function distinctLabels(paths) {
+  const unique = [...new Set(paths.filter(Boolean))];
+  const depth = new Map(unique.map((p) => [p, 2]));
+  const label = (p) => {
+    const parts = pathParts(p);
+    // Hiding a single folder saves nothing: then the whole path is shown.
+    const n = parts.length - depth.get(p) > 1 ? depth.get(p) : parts.length;
+    return (parts.length > n ? "…/" : p.startsWith("/") && parts[0] !== "~" ? "/" : "") + parts.slice(-n).join("/");
+  };
+  for (let round = 0; round < 12; round++) {
+    const byLabel = new Map();
+    for (const p of unique) byLabel.set(label(p), [...(byLabel.get(label(p)) || []), p]);
+    let grew = false;
+    for (const group of byLabel.values()) {
+      if (group.length < 2) continue;
+      for (const p of group) {
+        if (depth.get(p) < pathParts(p).length) { depth.set(p, depth.get(p) + 1); grew = true; }
+      }
+    }
+    if (!grew) break;
+  }
+  return new Map(unique.map((p) => [p, label(p) || p]));
+}
+
+function whereOf(item) {
+  return item.workdir || item.repo || "";
+}
+
+function projectCell(where, labels) {
+  return el("span", { class: "where", title: where || "" }, (labels && labels.get(where)) || (where ? pathParts(where).slice(-2).join("/") : "–"));
 }
 
 function agentBadge(harness) {
@@ -75,7 +234,21 @@ function formParams(form) {
   return Object.fromEntries(new FormData(form).entries());
 }
 
-// -- views ---------------------------------------------------------------------------------
+function sessionHash(sessionId, turnUuid, query) {
+  let hash = `#session/${encodeURIComponent(sessionId)}`;
+  if (turnUuid) hash += `&turn=${encodeURIComponent(turnUuid)}`;
+  if (query) hash += `&q=${encodeURIComponent(query)}`;
+  return hash;
+}
+
+// What kind of block, in words: the tool's name for a tool call or result.
+function blockLabel(block) {
+  if (block.block_type === "tool_use") return block.tool_name || "tool call";
+  if (block.block_type === "tool_result") return `${block.tool_name || "tool"} result`;
+  return block.block_type;
+}
+
+// -- views ----------------------------------------------------------------------------------------
 
 const VIEWS = ["search", "sessions", "session", "overview"];
 
@@ -89,15 +262,25 @@ function show(view) {
   }
 }
 
+function parseHash() {
+  const [head, ...rest] = location.hash.slice(1).split("&");
+  const params = {};
+  for (const part of rest) {
+    const at = part.indexOf("=");
+    if (at > 0) params[part.slice(0, at)] = decodeURIComponent(part.slice(at + 1));
+  }
+  return { head: decodeURIComponent(head), params };
+}
+
 function route() {
-  const hash = decodeURIComponent(location.hash.slice(1));
-  if (hash.startsWith("session/")) {
+  const { head, params } = parseHash();
+  if (head.startsWith("session/")) {
     show("session");
-    openSession(hash.slice("session/".length));
-  } else if (hash === "sessions") {
+    openSession(head.slice("session/".length), params.turn, params.q);
+  } else if (head === "sessions") {
     show("sessions");
     if (!document.querySelector("#sessions tbody tr")) listSessions();
-  } else if (hash === "overview") {
+  } else if (head === "overview") {
     show("overview");
     loadOverview();
   } else {
@@ -106,13 +289,15 @@ function route() {
   }
 }
 
-// -- search --------------------------------------------------------------------------------
+// -- search ---------------------------------------------------------------------------------------
 
 async function search(event) {
   event.preventDefault();
   const params = formParams(event.target);
   const list = document.getElementById("hits");
+  const note = document.getElementById("weak-note");
   list.replaceChildren();
+  note.hidden = true;
   setStatus("search-status", "recalling…");
   let data;
   try {
@@ -124,45 +309,51 @@ async function search(event) {
   const notes = (data.notes || []).map((n) => ` · note: ${n}`).join("");
   const count = data.hits.length ? `${data.hits.length} passage(s)` : "no results";
   setStatus("search-status", `${count} · second pass: ${data.second_pass}${notes}`);
-  for (const hit of data.hits) list.append(renderHit(hit));
+  if (data.weak_note) {
+    note.textContent = data.weak_note;
+    note.hidden = false;
+  }
+  const labels = distinctLabels(data.hits.map(whereOf));
+  const pattern = termsPattern(data.query);
+  for (const hit of data.hits) list.append(renderHit(hit, labels, pattern, data.query));
 }
 
-function renderHit(hit) {
-  const kind = hit.tool_name ? `${hit.block_type}:${hit.tool_name}` : hit.block_type;
+function renderHit(hit, labels, pattern, query) {
   const turnBox = el("div", { class: "turn-box" });
-  const item = el(
+  const prose = hit.block_type === "text" || hit.block_type === "thinking";
+  const passage = el("div", { class: `passage${prose ? " md" : ""}` }, safeFragment(hit.html || ""));
+  markText(passage, pattern, "term");
+  const kind = hit.block_type === "text" ? hit.role : `${hit.role} · ${blockLabel(hit)}`;
+  return el(
     "li",
     { class: "hit" },
-    el(
-      "div",
-      { class: "provenance" },
+    el("div", { class: "provenance" },
       el("span", { class: "when" }, when(hit.ts)),
       agentBadge(hit.harness),
-      el("span", { class: "where", title: hit.workdir || hit.repo || "" }, project(hit.workdir, hit.repo)),
-      el("span", { class: "role" }, `${hit.role} ${kind}`),
-      el("a", { href: `#session/${encodeURIComponent(hit.session_id)}`, class: "session-link" },
-        `session ${hit.session_id.slice(0, 8)}`),
-      el("span", { class: "score" }, `score ${hit.score.toFixed(3)}`),
-    ),
-    el("pre", { class: "passage" }, hit.text),
+      projectCell(whereOf(hit), labels),
+      el("span", { class: "role" }, kind),
+      el("a", { href: sessionHash(hit.session_id, hit.turn_uuid, query), class: "session-link" },
+        `session ${shortId(hit.session_id)}`),
+      el("span", { class: "score" }, `score ${hit.score.toFixed(3)}`)),
+    hit.starts_inside ? el("div", { class: "cut" }, "… the block goes on above") : null,
+    passage,
+    hit.ends_inside ? el("div", { class: "cut" }, "… and below") : null,
     hit.neighbours.length
       ? el("details", { class: "neighbours" },
-          el("summary", {}, `${hit.neighbours.length} neighbouring chunk(s)`),
-          hit.neighbours.map((n) => el("p", {}, el("span", { class: "muted" }, `[${n.role} ${n.block_type} seq${n.seq}] `), short(n.text, 400))))
+          el("summary", {}, `${hit.neighbours.length} neighbouring passage(s)`),
+          hit.neighbours.map((n) => el("p", {},
+            el("span", { class: "muted" }, `[${n.role} ${n.block_type} seq${n.seq}] `), short(n.text, 400))))
       : null,
     el("div", { class: "actions" },
-      el("button", {
-        type: "button",
-        class: "open-turn",
-        onclick: (e) => openTurn(hit, turnBox, e.target),
-      }, "Open the turn"),
-      el("code", { class: "muted" }, `funes get ${hit.session_id} ${hit.turn_uuid}`)),
+      el("button", { type: "button", class: "open-turn", onclick: (e) => openTurn(hit, turnBox, e.target, query) },
+        "Open the turn"),
+      el("a", { href: sessionHash(hit.session_id, hit.turn_uuid, query) }, "in its session"),
+      el("code", { class: "muted get-line" }, hit.get_command || `funes get ${hit.session_id} ${hit.turn_uuid}`)),
     turnBox,
   );
-  return item;
 }
 
-async function openTurn(hit, box, button) {
+async function openTurn(hit, box, button, query) {
   if (box.childElementCount) {
     box.replaceChildren();
     button.textContent = "Open the turn";
@@ -171,94 +362,306 @@ async function openTurn(hit, box, button) {
   box.replaceChildren(el("p", { class: "muted" }, "loading…"));
   try {
     const data = await api("turn", { session: hit.session_id, turn: hit.turn_uuid, window: 1 });
-    box.replaceChildren(el("ol", { class: "timeline" }, data.turns.map((t) => renderTurn(t, t.turn_uuid === hit.turn_uuid))));
+    const timeline = new Timeline(data.session_id, data.turns, hit.turn_uuid, query, false);
+    box.replaceChildren(el("ol", { class: "timeline" }, timeline.render()));
     button.textContent = "Close the turn";
   } catch (error) {
     box.replaceChildren(el("p", { class: "error" }, error.message));
   }
 }
 
-// -- sessions ------------------------------------------------------------------------------
+// -- sessions -------------------------------------------------------------------------------------
 
-async function listSessions(event) {
+let sessionsOffset = 0;
+
+async function listSessions(event, offset) {
   if (event) event.preventDefault();
-  const params = formParams(document.getElementById("sessions-form"));
+  sessionsOffset = offset || 0;
+  const params = { ...formParams(document.getElementById("sessions-form")), offset: sessionsOffset, limit: PAGE_SIZE };
   const body = document.querySelector("#sessions tbody");
   setStatus("sessions-status", "loading…");
   let data;
   try {
     data = await api("sessions", params);
   } catch (error) {
+    body.replaceChildren();
+    pager(null);
     setStatus("sessions-status", error.message, true);
     return;
   }
-  body.replaceChildren(...data.sessions.map((s) => el(
-    "tr",
-    { class: "session-row", tabindex: 0, "data-session": s.session_id,
-      onclick: () => { location.hash = `session/${encodeURIComponent(s.session_id)}`; },
-      onkeydown: (e) => { if (e.key === "Enter") location.hash = `session/${encodeURIComponent(s.session_id)}`; } },
-    el("td", { class: "when", title: s.session_id }, when(s.start)),
-    el("td", {}, agentBadge(s.harness)),
-    el("td", { title: s.workdir || s.repo }, project(s.workdir, s.repo)),
-    el("td", { class: "num" }, s.turns),
-    el("td", { class: "num" }, s.chunks),
-    el("td", { class: "prompt" }, short(s.first_prompt, 140) || "–"),
-  )));
-  const n = data.sessions.length;
-  setStatus("sessions-status", n ? `${n} session(s), newest first` : "no sessions match");
+  const labels = distinctLabels(data.sessions.map(whereOf));
+  const ids = distinctIds(data.sessions.map((s) => s.session_id));
+  body.replaceChildren(...data.sessions.map((s) => sessionRow(s, labels, ids)));
+  pager(data);
+  if (!data.total) {
+    setStatus("sessions-status", "no sessions match");
+    return;
+  }
+  const first = data.offset + 1;
+  const last = Math.min(data.offset + data.limit, data.total);
+  const subagents = data.subagents ? `, and ${data.subagents} subagent session(s) under the sessions that started them` : "";
+  setStatus("sessions-status", `sessions ${first}–${last} of ${data.total}${subagents} · newest first`);
 }
 
-async function openSession(id) {
+function pager(data) {
+  const box = document.getElementById("sessions-pager");
+  if (!data || data.total <= data.limit) {
+    box.replaceChildren();
+    return;
+  }
+  const older = data.offset + data.limit < data.total;
+  box.replaceChildren(
+    el("button", { type: "button", disabled: data.offset === 0, onclick: () => listSessions(null, Math.max(0, data.offset - data.limit)) }, "← newer"),
+    el("span", { class: "muted" }, `page ${Math.floor(data.offset / data.limit) + 1} of ${Math.ceil(data.total / data.limit)}`),
+    el("button", { type: "button", disabled: !older, onclick: () => listSessions(null, data.offset + data.limit) }, "older →"),
+  );
+}
+
+function sessionRow(s, labels, ids) {
+  const open = () => { location.hash = sessionHash(s.session_id); };
+  const sub = Boolean(s.parent);
+  return el(
+    "tr",
+    { class: `session-row${sub ? " subagent-row" : ""}`, tabindex: 0, "data-session": s.session_id,
+      onclick: open, onkeydown: (e) => { if (e.key === "Enter") open(); } },
+    el("td", { class: "when" }, when(s.start)),
+    el("td", { class: "id", title: s.session_id }, sub ? "↳ " : "", ids.get(s.session_id)),
+    el("td", {}, agentBadge(s.harness)),
+    el("td", {}, projectCell(whereOf(s), labels)),
+    el("td", { class: "num" }, s.turns),
+    el("td", { class: "prompt" },
+      sub ? el("span", { class: "tag" }, "subagent") : null,
+      short(plainTitle(s.first_prompt), 140) || "–",
+      s.subagents && s.subagents.length ? el("span", { class: "tag" }, `+${s.subagents.length} subagent(s)`) : null),
+  );
+}
+
+// -- one session ----------------------------------------------------------------------------------
+
+let sessionFind = null;
+let lastSession = null; // the session on screen, as the API answered
+
+async function openSession(id, turnUuid, query) {
   const head = document.getElementById("session-head");
   const list = document.getElementById("timeline");
   head.replaceChildren(el("p", { class: "muted" }, "loading…"));
   list.replaceChildren();
+  document.getElementById("find").value = "";
+  setStatus("find-status", "");
   let data;
   try {
-    data = await api("session", { id });
+    // A link to another turn of the session on screen reuses what was read.
+    data = lastSession && lastSession.session.session_id === id ? lastSession : await api("session", { id });
   } catch (error) {
     head.replaceChildren(el("p", { class: "error" }, error.message));
     return;
   }
+  lastSession = data;
   const s = data.session;
+  const family = [];
+  if (s.parent) {
+    family.push(el("p", { class: "family" }, "subagent of ",
+      el("a", { href: sessionHash(s.parent), class: "parent-link" }, `session ${shortId(s.parent)}`)));
+  }
+  if (s.subagents && s.subagents.length) {
+    family.push(el("p", { class: "family" }, `${s.subagents.length} subagent session(s): `,
+      s.subagents.map((child) => el("a", { href: sessionHash(child), class: "subagent-link" }, shortId(child)))));
+  }
   head.replaceChildren(
-    el("h2", {}, short(s.first_prompt, 120) || `session ${s.session_id}`),
+    el("h2", {}, short(plainTitle(s.first_prompt), 120) || `session ${s.session_id}`),
     el("p", { class: "provenance" },
       agentBadge(s.harness),
-      el("span", {}, s.workdir || s.repo || "–"),
+      el("span", { title: "working directory" }, whereOf(s) || "–"),
       el("span", { class: "when" }, `${when(s.start)} → ${when(s.end)}`),
       el("span", {}, `${s.turns} turns · ${s.chunks} chunks`),
       el("code", { class: "muted" }, s.session_id)),
+    ...family,
     s.source_path ? el("p", { class: "muted" }, `source: ${s.source_path}`) : null,
   );
-  list.replaceChildren(...data.turns.map((t) => renderTurn(t, false)));
-}
-
-function renderTurn(turn, asked) {
-  return el(
-    "li",
-    { class: `turn role-${turn.role}${asked ? " asked" : ""}` },
-    el("div", { class: "turn-head" },
-      el("span", { class: "when" }, when(turn.ts)),
-      el("span", { class: "role" }, turn.role || "–"),
-      el("span", { class: "muted" }, `seq ${turn.seq}`),
-      asked ? el("span", { class: "asked-mark" }, "← the hit") : null),
-    turn.blocks.map(renderBlock),
-  );
-}
-
-function renderBlock(block) {
-  const label = block.block_type === "text" ? null
-    : el("div", { class: "block-kind" }, block.tool_name ? `${block.block_type} · ${block.tool_name}` : block.block_type);
-  const text = el("pre", { class: "block-text" }, block.text);
-  if (block.text.length > LONG_BLOCK) {
-    return el("div", { class: `block ${block.block_type}` }, label,
-      el("details", {}, el("summary", {}, `${short(block.text, 160)} (${block.text.length} chars)`), text));
+  const timeline = new Timeline(s.session_id, data.turns, turnUuid || "", query || "", true);
+  list.replaceChildren(...timeline.render());
+  sessionFind = timeline;
+  const target = turnUuid && timeline.anchors.get(turnUuid);
+  if (target) {
+    requestAnimationFrame(() => target.scrollIntoView({ block: "start" }));
+  } else if (turnUuid) {
+    setStatus("find-status", `turn ${turnUuid} is not in this session`, true);
   }
-  return el("div", { class: `block ${block.block_type}` }, label, text);
 }
 
-// -- overview ------------------------------------------------------------------------------
+// A session's turns as the page shows them: each tool call and its result one folded unit named
+// by the tool, reasoning folded, what was said open (the final answer and the asked turn always).
+class Timeline {
+  // `whole`: these are all the session's turns (then its last assistant text is the final answer).
+  constructor(sessionId, turns, askedUuid, query, whole) {
+    this.sessionId = sessionId;
+    this.whole = whole;
+    this.turns = turns;
+    this.asked = askedUuid || "";
+    this.pattern = termsPattern(query);
+    this.anchors = new Map(); // turn uuid → the element a link to that turn scrolls to
+    this.items = []; // {text, body, open()} for search within the session
+  }
+
+  render() {
+    const units = this.pairTools();
+    const final = this.whole ? this.finalAnswer() : null;
+    const nodes = [];
+    for (const turn of this.turns) {
+      const blocks = turn.blocks.filter((b) => !units.paired.has(b));
+      if (!blocks.length) continue; // every block is a result shown with its call
+      const asked = turn.turn_uuid === this.asked;
+      const node = el("li", { class: `turn role-${turn.role}${asked ? " asked" : ""}`, id: `turn-${turn.turn_uuid}` },
+        el("div", { class: "turn-head" },
+          el("span", { class: "when" }, when(turn.ts)),
+          el("span", { class: "role" }, blocks.every((b) => b.block_type === "tool_result") ? "tool result" : turn.role || "–"),
+          el("span", { class: "muted" }, `seq ${turn.seq}`),
+          asked ? el("span", { class: "asked-mark" }, "← the hit") : null,
+          el("a", { class: "turn-link", href: sessionHash(this.sessionId, turn.turn_uuid), title: "link to this turn" }, "#")),
+        blocks.map((b) => {
+          const unit = units.byCall.get(b);
+          return unit ? this.toolUnit(unit, asked) : this.block(b, asked, b === final);
+        }));
+      this.anchors.set(turn.turn_uuid, node);
+      nodes.push(node);
+    }
+    for (const unit of units.byCall.values()) {
+      if (unit.resultTurn && !this.anchors.has(unit.resultTurn.turn_uuid)) {
+        this.anchors.set(unit.resultTurn.turn_uuid, unit.node);
+      }
+    }
+    if (this.asked && this.pattern) {
+      const target = this.anchors.get(this.asked);
+      if (target) markText(target, this.pattern, "term");
+    }
+    return nodes;
+  }
+
+  // Each tool result joins the earliest call before it that has no result yet, by tool name.
+  pairTools() {
+    const byCall = new Map();
+    const paired = new Set();
+    const waiting = [];
+    for (const turn of this.turns) {
+      for (const block of turn.blocks) {
+        if (block.block_type === "tool_use") {
+          const unit = { call: block, result: null, callTurn: turn, resultTurn: null, node: null };
+          byCall.set(block, unit);
+          waiting.push(unit);
+        } else if (block.block_type === "tool_result") {
+          const at = waiting.findIndex((u) => !block.tool_name || !u.call.tool_name || u.call.tool_name === block.tool_name);
+          if (at < 0) continue;
+          const [unit] = waiting.splice(at, 1);
+          unit.result = block;
+          unit.resultTurn = turn;
+          paired.add(block);
+        }
+      }
+    }
+    return { byCall, paired };
+  }
+
+  finalAnswer() {
+    for (let i = this.turns.length - 1; i >= 0; i--) {
+      const turn = this.turns[i];
+      if (turn.role !== "assistant") continue;
+      const texts = turn.blocks.filter((b) => b.block_type === "text" && b.text.trim());
+      if (texts.length) return texts[texts.length - 1];
+    }
+    return null;
+  }
+
+  block(block, asked, isFinal) {
+    const cls = `block ${block.block_type}${isFinal ? " final" : ""}`;
+    const label = isFinal ? el("div", { class: "block-kind final-mark" }, "final answer") : null;
+    if (block.block_type === "text" && (block.text.length <= LONG_TEXT || asked || isFinal)) {
+      const body = el("div", { class: "md" }, safeFragment(block.html));
+      this.items.push({ text: block.text, body, open: () => {} });
+      return el("div", { class: cls }, label, body);
+    }
+    const summary = block.block_type === "text"
+      ? `${short(block.text, 160)} (${block.text.length.toLocaleString()} characters)`
+      : `${blockLabel(block)} · ${short(block.text, 140)}`;
+    return this.folded(cls, summary, [block], asked);
+  }
+
+  toolUnit(unit, asked) {
+    const blocks = unit.result ? [unit.call, unit.result] : [unit.call];
+    const inResult = unit.resultTurn && unit.resultTurn.turn_uuid === this.asked;
+    const lines = unit.result ? unit.result.text.split("\n").length : 0;
+    const outcome = unit.result ? `${lines} line(s) of output` : "no result recorded";
+    const summary = [el("span", { class: "tool-name" }, unit.call.tool_name || "tool"), " ",
+      el("code", { class: "tool-brief" }, short(unit.call.text, 110)), " ",
+      el("span", { class: "muted" }, `· ${outcome}`)];
+    const node = this.folded(`block tool-unit${inResult ? " asked" : ""}`, summary, blocks, asked || inResult, true);
+    unit.node = node;
+    return node;
+  }
+
+  // A <details> whose body is rendered the first time it opens (most stay closed).
+  folded(cls, summary, blocks, open, isTool) {
+    const body = el("div", { class: "folded-body" });
+    const details = el("details", { class: cls }, el("summary", {}, summary), body);
+    const fill = () => {
+      if (body.childElementCount) return;
+      for (const block of blocks) {
+        if (isTool) body.append(el("div", { class: "part-label" }, block.block_type === "tool_use" ? "call" : "result"));
+        body.append(el("div", { class: block.block_type === "text" || block.block_type === "thinking" ? "md" : "raw" },
+          safeFragment(block.html)));
+      }
+    };
+    details.addEventListener("toggle", () => { if (details.open) fill(); });
+    const item = { text: blocks.map((b) => b.text).join("\n"), body, open: () => { fill(); details.open = true; } };
+    this.items.push(item);
+    if (open) item.open();
+    return details;
+  }
+
+  // Search within the session: opens what holds the phrase and marks it; returns the marks.
+  find(phrase) {
+    const pattern = phrasePattern(phrase);
+    const wanted = (phrase || "").trim().toLowerCase();
+    const marks = [];
+    for (const item of this.items) {
+      unmark(item.body, "find");
+      if (!wanted || !item.text.toLowerCase().includes(wanted)) continue;
+      item.open();
+      marks.push(...markText(item.body, pattern, "find"));
+    }
+    return marks;
+  }
+}
+
+let findMarks = [];
+let findAt = -1;
+
+function runFind() {
+  if (!sessionFind) return;
+  const phrase = document.getElementById("find").value;
+  findMarks = sessionFind.find(phrase);
+  findAt = -1;
+  if (!phrase.trim()) {
+    setStatus("find-status", "");
+    return;
+  }
+  if (!findMarks.length) {
+    setStatus("find-status", "not in this session");
+    return;
+  }
+  stepFind(1);
+}
+
+function stepFind(direction) {
+  if (!findMarks.length) return;
+  if (findAt >= 0) findMarks[findAt].classList.remove("current");
+  findAt = (findAt + direction + findMarks.length) % findMarks.length;
+  const mark = findMarks[findAt];
+  mark.classList.add("current");
+  mark.scrollIntoView({ block: "center" });
+  setStatus("find-status", `${findAt + 1} of ${findMarks.length}`);
+}
+
+// -- overview -------------------------------------------------------------------------------------
 
 let overviewLoaded = false;
 let overviewRequest = null; // one count of the memory per page load, shared by header and tab
@@ -289,12 +692,16 @@ async function loadOverview() {
   document.getElementById("activity-unit").textContent = `turns per ${data.activity_unit}`;
   document.getElementById("activity").replaceChildren(activityChart(data.activity, Object.keys(data.agents)));
   fillTable("agents", Object.entries(data.agents).map(([name, c]) => [agentBadge(name), c.sessions, c.turns, c.chunks]));
+  const labels = distinctLabels(data.projects.map((p) => p.project));
   fillTable("projects", data.projects.map((p) => [
-    el("span", { title: p.project }, project(p.project)), p.agents.join(", "), p.sessions, p.turns]));
+    projectCell(p.project, labels), p.agents.join(", "), p.sessions, p.turns]));
   const kinds = Object.entries(data.redactions);
   fillTable("redactions", kinds.length ? kinds : [["none found", 0]]);
   fillTable("remotes", sync.remotes.length ? sync.remotes.map((r) => [
-    r.uri, r.bound_by.join(", "), r.cached ? r.remote_chunks : "no copy yet", r.local_only,
+    r.uri,
+    [r.bound_by.join(", "), r.read_by && r.read_by.length ? `${r.bound_by.length ? "; " : ""}read by ${r.read_by.join(", ")}` : ""].join(""),
+    r.cached ? r.remote_chunks : "no copy yet",
+    r.bound_by.length ? r.local_only : "read only",
     r.checked_at ? when(r.checked_at) : "never", r.last_push ? when(r.last_push) : "–"])
     : [[el("span", { class: "muted" }, "no agent is bound to a Hub memory (funes add AGENT ORG/REPO)"), "", "", "", "", ""]]);
 }
@@ -344,14 +751,28 @@ function activityChart(bins, agents) {
   return el("div", {}, chart, legend);
 }
 
-// -- start ---------------------------------------------------------------------------------
+// -- start ----------------------------------------------------------------------------------------
 
 document.addEventListener("DOMContentLoaded", () => {
   for (const select of document.querySelectorAll("select[data-choices]")) {
     select.append(document.getElementById(select.dataset.choices).content.cloneNode(true));
   }
   document.getElementById("search-form").addEventListener("submit", search);
-  document.getElementById("sessions-form").addEventListener("submit", listSessions);
+  document.getElementById("sessions-form").addEventListener("submit", (e) => listSessions(e, 0));
+  let findTimer = null;
+  const find = document.getElementById("find");
+  find.addEventListener("input", () => {
+    clearTimeout(findTimer);
+    findTimer = setTimeout(() => { findTimer = null; runFind(); }, 200);
+  });
+  find.addEventListener("keydown", (e) => {
+    if (e.key !== "Enter") return;
+    e.preventDefault();
+    if (findTimer) { clearTimeout(findTimer); findTimer = null; runFind(); return; }
+    stepFind(e.shiftKey ? -1 : 1);
+  });
+  document.getElementById("find-prev").addEventListener("click", () => stepFind(-1));
+  document.getElementById("find-next").addEventListener("click", () => stepFind(1));
   window.addEventListener("hashchange", route);
   overviewData().then((data) => {
     document.getElementById("memory-label").textContent = `memory ${data.memory}`;
