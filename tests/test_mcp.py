@@ -60,3 +60,32 @@ def test_mcp_server_answers_recall_get_and_status_over_stdio() -> None:
     assert "│ We dropped the redis cache" in texts["get"]
     assert texts["missing"] == "get error: turn x not found in session s-shop-0001"
     assert "chunks:" in texts["status"]
+
+
+async def _error_calls(env: dict[str, str]) -> dict:
+    params = StdioServerParameters(command=sys.executable, args=["-m", "funes.cli", "mcp"], env=env)
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        return {
+            "huge": await session.call_tool("recall", {"query": "redis " * 200_000}),
+            "ok": await session.call_tool("recall", {"query": "why did we drop redis", "k": 1}),
+            "missing": await session.call_tool(
+                "get", {"session_id": "s-shop-0001", "turn_uuid": "x"}
+            ),
+            "bad_budget": await session.call_tool("recall", {"query": "redis", "max_tokens": 0}),
+        }
+
+
+@pytest.mark.slow
+def test_mcp_refuses_a_huge_query_and_flags_every_error() -> None:
+    build_memory(sample_turns())
+    got = anyio.run(_error_calls, {**os.environ, "FUNES_RERANKER": "none"})
+
+    huge = got["huge"]
+    assert huge.is_error is True
+    assert huge.content[0].text.startswith("recall error: query too long: 1,200,000 characters")
+    assert got["ok"].is_error is False
+    assert got["ok"].content[0].text.startswith("funes recall: 1 passage(s)")
+    for failed in ("missing", "bad_budget"):
+        assert got[failed].is_error is True
+    assert got["missing"].content[0].text.startswith("get error: turn x not found")

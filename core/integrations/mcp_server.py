@@ -63,7 +63,7 @@ def build_server(default_memory: str | None = None) -> Any:
         from funes.retrieve.pipeline import DEFAULT_K
 
         if max_tokens is not None and max_tokens < 1:
-            return "recall error: max_tokens must be a positive number of tokens"
+            return tool_error("recall error: max_tokens must be a positive number of tokens")
         if k is None:
             k = hits_for_budget(max_tokens, DEFAULT_K) if max_tokens else DEFAULT_K
         try:
@@ -74,7 +74,7 @@ def build_server(default_memory: str | None = None) -> Any:
                 **{name: value or None for name, value in filters.items()},
             )
         except Exception as error:  # the model gets one readable line, never a traceback
-            return f"recall error: {_one_line(error)}"
+            return tool_error(f"recall error: {_one_line(error)}")
         return format_agent(result, max_tokens=max_tokens)
 
     server.tool(name="recall", description=RECALL_DESCRIPTION)(_with_filters(recall_tool))
@@ -89,7 +89,7 @@ def build_server(default_memory: str | None = None) -> Any:
         try:
             result = get_many(memory_for(memory), session_id, turn_uuid, window=window)
         except Exception as error:
-            return f"get error: {_one_line(error)}"
+            return tool_error(f"get error: {_one_line(error)}")
         return format_get_agent(result)
 
     @server.tool(name="status", description=STATUS_DESCRIPTION)
@@ -101,7 +101,7 @@ def build_server(default_memory: str | None = None) -> Any:
             named: list[str | None] = [*split_memories(memory_for(memory))] or [None]
             return "\n".join(render_status(memory_status(m)) for m in named)
         except Exception as error:
-            return f"status error: {_one_line(error)}"
+            return tool_error(f"status error: {_one_line(error)}")
 
     return server
 
@@ -131,6 +131,15 @@ def _with_filters(tool: Callable[..., str]) -> Callable[..., str]:
         "return": signature.return_annotation,
     }
     return tool
+
+
+def tool_error(line: str) -> Any:
+    """A failed call's answer: its one line, flagged `isError` so a client can tell a failure
+    from a result. (The SDK passes a returned CallToolResult through as it is; typed Any so the
+    tools keep their plain `str` return, which is what their output schema describes.)"""
+    from mcp.types import CallToolResult, TextContent
+
+    return CallToolResult(content=[TextContent(type="text", text=line)], is_error=True)
 
 
 def _one_line(error: BaseException) -> str:
