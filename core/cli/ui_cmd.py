@@ -21,9 +21,11 @@ def command(port: int, no_open: bool, memory: str | None) -> None:
     """Serve a web page over the memory on 127.0.0.1 only, and open it in a browser.
 
     The first line printed is the page's URL; it carries a random token, and nothing is served
-    without it. The page searches with recall (filters, provenance, the passage, the whole
-    turn), browses sessions as a timeline, shows counts per agent and project, activity over
-    time, what a bound Hub memory has and lacks, and redactions by kind. Ctrl-C stops it.
+    without it. The browser is handed a redirect page only you can read, never the token
+    itself (a command line is visible to every user in `ps`). The page searches with recall
+    (filters, provenance, the passage, the whole turn), browses sessions as a timeline, shows
+    counts per agent and project, activity over time, what a bound Hub memory has and lacks,
+    and redactions by kind. Ctrl-C stops it.
 
     \b
     Examples:
@@ -31,10 +33,11 @@ def command(port: int, no_open: bool, memory: str | None) -> None:
       funes ui --port 8765 --no-open
       funes ui --memory my-org/team-memory
     """
+    import shutil
     import threading
     import webbrowser
 
-    from funes.inspect.webui import UIServer, warm_up
+    from funes.inspect.webui import UIServer, launch_page, warm_up
 
     try:
         server = UIServer(memory, port)
@@ -43,11 +46,16 @@ def command(port: int, no_open: bool, memory: str | None) -> None:
     click.echo(server.url)
     click.echo("serving on 127.0.0.1 only; Ctrl-C stops it", err=True)
     threading.Thread(target=warm_up, args=(memory,), daemon=True).start()
+    page = None
     if not no_open:
-        webbrowser.open(server.url)
+        # The browser's command line is public (`ps`): give it a page only this user can read.
+        page = launch_page(server.url)
+        webbrowser.open(page.as_uri())
     try:
         server.serve_forever()
     except KeyboardInterrupt:
         pass
     finally:
         server.server_close()
+        if page is not None:
+            shutil.rmtree(page.parent, ignore_errors=True)
