@@ -28,7 +28,7 @@ def home_relative(path: str, home: str | None = None) -> str:
     return path
 
 
-def publishable(rows: Any) -> Any:
+def home_relative_rows(rows: Any) -> Any:
     """`rows` (an Arrow table of chunks) with PUBLISHED_PATH_COLUMNS made home-relative."""
     import pyarrow as pa
 
