@@ -38,7 +38,8 @@ def command(
     as_json: bool,
 ) -> None:
     """List the sessions in the memory, newest first: start, agent, project, turns, chunks,
-    session id (first 8 characters) and the first prompt.
+    session handle (the id's first 8 characters, more where another session shares them; `funes
+    show` takes it as printed) and the first prompt.
 
     \b
     Examples:

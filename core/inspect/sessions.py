@@ -19,6 +19,7 @@ from typing import Any
 from funes.retrieve.filters import Filters, quote_sql
 from funes.retrieve.formats import short_time
 from funes.retrieve.get import GetResult, resolve_session
+from funes.retrieve.handles import session_handles
 
 # Columns a summary needs; the text column (most of a memory's bytes) is read only for the first
 # prompts of the sessions actually listed.
@@ -41,6 +42,9 @@ class SessionSummary:
     chunks: int
     first_prompt: str  # the user's first prompt, on one line, at most PROMPT_CHARS
     source_path: str  # the transcript the session was read from
+    # How output names the session: a prefix no other session of the memory has (at least 8
+    # characters; funes.retrieve.handles), accepted by `funes show` and `funes get`.
+    handle: str = ""
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -90,6 +94,9 @@ def sessions_in_store(
     if limit:
         summaries = summaries[:limit]
     _fill_first_prompts(store, summaries)
+    handles = session_handles(store, [s.session_id for s in summaries])
+    for summary in summaries:
+        summary.handle = handles.get(summary.session_id, summary.session_id)
     return summaries
 
 
@@ -210,11 +217,13 @@ def format_sessions_human(
     if width is None:
         width = shutil.get_terminal_size((120, 24)).columns if sys.stdout.isatty() else 0
     lines = []
+    handle_width = max(len(s.handle or s.session_id[:8]) for s in sessions)
     for s in sessions:
         where = _clip(short_project(s.workdir, s.repo), 24)
         head = (
             f"{short_time(s.start)}  {s.harness or '-':<11} {where:<24}"
-            f" {s.turns:>5} turns {s.chunks:>6} chunks  {s.session_id[:8]}  "
+            f" {s.turns:>5} turns {s.chunks:>6} chunks  "
+            f"{s.handle or s.session_id[:8]:<{handle_width}}  "
         )
         room = max(width - len(head), 20) if width else PROMPT_CHARS
         lines.append(head + _clip(s.first_prompt or "-", room))

@@ -32,9 +32,9 @@ memory: another memory (ORG/REPO or a folder); several, comma-separated, give on
 hits each name their memory (pass that on to `get`)."""
 
 GET_DESCRIPTION = """\
-The whole turn(s) of a past session around one turn, reassembled: pass the session id (its first
-8 characters are enough) and turn id from a recall hit's `funes get` line, and the `--memory` it
-names, if any, as `memory`. `window` adds the turns before and after (default 3)."""
+The whole turn(s) of a past session around one turn, reassembled: pass the session handle (or
+id) and turn id from a recall hit's `funes get` line, and the `--memory` it names, if any, as
+`memory`. `window` adds the turns before and after (default 3)."""
 
 STATUS_DESCRIPTION = "What the memory holds (chunks, sessions, agents), its model and backlog."
 

@@ -19,6 +19,7 @@ from funes.retrieve.blend import (
 )
 from funes.retrieve.coverage import coverage_bonus
 from funes.retrieve.filters import Filters
+from funes.retrieve.handles import session_handles
 from funes.retrieve.neighbours import MAX_NEIGHBOURS, attach_neighbours
 from funes.retrieve.recency import DEFAULT_HALF_LIFE_DAYS, check_half_life, recency_weight
 from funes.retrieve.search import fulltext_leg, open_store, vector_leg
@@ -100,6 +101,9 @@ def recall(
     clock.lap("answers")
     ranked = sorted(((score, i) for i, score in enumerate(final)), key=lambda p: (-p[0], p[1]))
     result.hits = [_hit(pool[i], score) for score, i in _distinct_texts(ranked, pool)[:k]]
+    handles = session_handles(store, {hit.session_id for hit in result.hits})
+    for hit in result.hits:
+        hit.handle = handles.get(hit.session_id, "")
     if neighbors > 0 and result.hits:
         attach_neighbours(store.table, result.hits, neighbors)
         clock.lap("neighbours")

@@ -26,6 +26,9 @@ class Hit(Provenance):
     neighbours: list[Neighbour] = field(default_factory=list)
     # The memory it came from (its label), when several were recalled at once.
     memory: str = ""
+    # How output names its session: a prefix no other session of its memory has
+    # (funes.retrieve.handles); "" until recall sets it.
+    handle: str = ""
 
 
 @dataclass(slots=True)
