@@ -55,7 +55,7 @@ def get_turns(
 ) -> GetResult:
     """The turns of `session_id` within `window` seqs of `turn_uuid`, reassembled in order.
 
-    `session_id` may be a unique prefix (the agent format shows 8 characters). Raises
+    `session_id` may be a unique prefix (the handle the agent format shows). Raises
     TurnNotFound when the session or the turn is not in the memory.
     """
     from funes.index.chunking import stitch
