@@ -66,19 +66,23 @@ def _read_settings() -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
-def _put_back(report: InstallReport, before: dict[str, Any]) -> None:
+def _put_back(report: InstallReport, before: dict[str, Any]) -> list[str]:
     """Restore the user's settings that Claude Code's own plugin commands dropped or changed
-    while funes ran them (it rewrites settings.json whole, and has been seen to drop `"model"`),
-    and say so. The keys those commands exist to edit are theirs to change."""
+    while funes ran them (it rewrites settings.json whole, and has been seen to drop `"model"`);
+    return their keys. The keys those commands exist to edit are theirs to change."""
     path = settings_path()
     text = read_config_text(path)
     now = _read_settings()
     lost = [k for k in before if k not in PLUGIN_KEYS and now.get(k, _MISSING) != before[k]]
-    if not lost:
-        return
-    now.update({key: before[key] for key in lost})
-    if write_atomic(path, dump_json_like(now, text), backup=False):
-        report.changed.append(path)
+    if lost:
+        now.update({key: before[key] for key in lost})
+        if write_atomic(path, dump_json_like(now, text), backup=False):
+            report.changed.append(path)
+    return lost
+
+
+def _say_put_back(report: InstallReport, lost: list[str]) -> None:
+    path = settings_path()
     names = ", ".join(f'"{key}"' for key in lost)
     report.notes.append(
         f"Claude Code's `claude plugin` command dropped or changed {names} in {path}; funes put "
@@ -200,8 +204,11 @@ class ClaudeInstaller:
             installed = False
         if not installed:
             self._run(claude, "install", PLUGIN_ID)
-        _put_back(report, settings)
+        lost = _put_back(report, settings)
+        if lost:
+            _say_put_back(report, lost)
         report.changed += [p for p, digest in before.items() if _digest(p) != digest]
+        report.changed = list(dict.fromkeys(report.changed))
         if plugin_changed:
             report.notes.append(
                 "Claude Code: tools mcp__plugin_funes_funes__recall / __get and the funes:recall "
@@ -228,10 +235,12 @@ class ClaudeInstaller:
                 self._run(claude, "uninstall", PLUGIN_ID)
             if has_market:
                 self._run(claude, "marketplace", "remove", MARKETPLACE)
-            _put_back(report, settings)
+            lost = _put_back(report, settings)
             if installed or has_market:
                 _drop_emptied_plugin_keys(report)
                 settle_config(report, settings_path(), json.loads)
+            if lost and backup_path(settings_path()).exists():  # else all is as it was
+                _say_put_back(report, lost)
         elif installed or has_market:
             report.notes.append(
                 "`claude` is not on PATH: to unload the plugin run\n"
