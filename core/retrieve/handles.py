@@ -16,7 +16,7 @@ from funes.retrieve.filters import quote_sql
 
 MIN_HANDLE = 8
 # Past this many prefixes, one scan of every session id beats a filter of that many ranges.
-RANGES_AT_MOST = 16
+RANGES_AT_MOST = 64
 # How many sessions an ambiguous prefix's error names.
 CANDIDATES_SHOWN = 10
 
