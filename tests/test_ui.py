@@ -8,7 +8,6 @@ import http.client
 import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import time
@@ -176,9 +175,9 @@ def test_the_browser_is_handed_a_private_page_never_the_token(memory: Path, tmp_
             assert page.locator("script[src='static/app.js']").count() == 1
             chromium.close()
     finally:
-        process.send_signal(signal.SIGINT)
+        process.terminate()
         process.wait(timeout=30)
-    assert not page_file.parent.exists()  # the page goes when the server stops
+    assert not page_file.parent.exists()  # the page goes when the server stops (kill, Ctrl-C)
 
 
 def test_help_has_examples() -> None:

@@ -34,6 +34,8 @@ def command(port: int, no_open: bool, memory: str | None) -> None:
       funes ui --memory my-org/team-memory
     """
     import shutil
+    import signal
+    import sys
     import threading
     import webbrowser
 
@@ -46,6 +48,8 @@ def command(port: int, no_open: bool, memory: str | None) -> None:
     click.echo(server.url)
     click.echo("serving on 127.0.0.1 only; Ctrl-C stops it", err=True)
     threading.Thread(target=warm_up, args=(memory,), daemon=True).start()
+    # Stopped by `kill` as by Ctrl-C: unwind, so the redirect page is deleted.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     page = None
     if not no_open:
         # The browser's command line is public (`ps`): give it a page only this user can read.
