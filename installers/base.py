@@ -6,6 +6,7 @@ import os
 import shutil
 import sys
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -41,7 +42,7 @@ def write_atomic(path: Path, data: str | bytes, *, backup: bool = True) -> bool:
         return False
     path.parent.mkdir(parents=True, exist_ok=True)
     if backup and path.exists():
-        saved = path.with_name(path.name + ".funes-backup")
+        saved = backup_path(path)
         if not saved.exists():
             shutil.copy2(path, saved)
     mode = path.stat().st_mode & 0o777 if path.exists() else 0o644
@@ -57,6 +58,65 @@ def write_atomic(path: Path, data: str | bytes, *, backup: bool = True) -> bool:
         Path(tmp).unlink(missing_ok=True)
         raise
     return True
+
+
+def backup_path(path: Path) -> Path:
+    """Where the user's original of a config funes edits is kept (`<name>.funes-backup`)."""
+    return path.with_name(path.name + ".funes-backup")
+
+
+def settle_config(report: InstallReport, path: Path, load: Callable[[str], object]) -> None:
+    """After an uninstall took funes's entries out of `path`, leave the user's config as it was.
+
+    `load` parses the file's text ("" for an empty one). When the settings are those of the
+    backup kept before funes's first change, the backup's bytes go back (byte for byte as it
+    was) and the backup goes; a file funes created (no backup) that holds nothing now is
+    deleted. Otherwise both stay, and a note says what differs and where the backup is.
+    """
+    saved = backup_path(path)
+    if not path.exists():
+        return
+    now = _settings(load, path.read_text(encoding="utf-8"))
+    if not saved.exists():
+        if not now:
+            path.unlink()
+            report.changed.append(path)
+        return
+    before = _settings(load, saved.read_text(encoding="utf-8"))
+    if now == before:
+        if path.read_bytes() != saved.read_bytes():
+            report.changed.append(path)
+        os.replace(saved, path)
+        return
+    report.notes.append(
+        f"{path} is not as it was before `funes add` ({describe_difference(before, now)}); "
+        f"the file from before is {saved}"
+    )
+
+
+def _settings(load: Callable[[str], object], text: str) -> object:
+    """The parsed settings, without empty lists and mappings: a key holding nothing and no key
+    mean the same to an agent (and an uninstall may leave either)."""
+    return _without_empty(load(text) if text.strip() else None)
+
+
+def _without_empty(value: object) -> object:
+    if isinstance(value, dict):
+        kept = {k: _without_empty(v) for k, v in value.items()}
+        return {k: v for k, v in kept.items() if v not in ({}, [], None)} or None
+    if isinstance(value, list):
+        return [_without_empty(item) for item in value] or None
+    return value
+
+
+def describe_difference(before: object, now: object) -> str:
+    """What changed between two parsed configs, by top-level key when both are mappings."""
+    if not isinstance(before, dict) or not isinstance(now, dict):
+        return "its content changed"
+    parts = [f'"{key}" is missing' for key in before if key not in now]
+    parts += [f'"{key}" changed' for key in before if key in now and before[key] != now[key]]
+    parts += [f'"{key}" was added' for key in now if key not in before]
+    return ", ".join(parts) or "its content changed"
 
 
 def funes_command() -> list[str]:

@@ -22,9 +22,13 @@ from typing import Any
 from funes.installers.base import (
     ConfigError,
     InstallReport,
+    backup_path,
+    dump_json_like,
     funes_command,
     hook_command,
+    read_config_text,
     read_json_config,
+    settle_config,
     write_atomic,
 )
 from funes.paths import claude_home, funes_home
@@ -33,6 +37,9 @@ from funes.plugins import plugin_dir
 MARKETPLACE = "funes"
 PLUGIN_ID = f"funes@{MARKETPLACE}"
 CLI_TIMEOUT_S = 120
+# The settings.json keys Claude Code's plugin commands exist to edit.
+PLUGIN_KEYS = frozenset({"enabledPlugins", "extraKnownMarketplaces"})
+_MISSING = object()
 
 
 def rendered_dir() -> Path:
@@ -48,6 +55,54 @@ def _claude_state_files() -> list[Path]:
         plugins / "known_marketplaces.json",
         plugins / "installed_plugins.json",
     ]
+
+
+def settings_path() -> Path:
+    return claude_home() / "settings.json"
+
+
+def _read_settings() -> dict[str, Any]:
+    data = read_json_config(settings_path())
+    return data if isinstance(data, dict) else {}
+
+
+def _put_back(report: InstallReport, before: dict[str, Any]) -> list[str]:
+    """Restore the user's settings that Claude Code's own plugin commands dropped or changed
+    while funes ran them (it rewrites settings.json whole, and has been seen to drop `"model"`);
+    return their keys. The keys those commands exist to edit are theirs to change."""
+    path = settings_path()
+    text = read_config_text(path)
+    now = _read_settings()
+    lost = [k for k in before if k not in PLUGIN_KEYS and now.get(k, _MISSING) != before[k]]
+    if lost:
+        now.update({key: before[key] for key in lost})
+        if write_atomic(path, dump_json_like(now, text), backup=False):
+            report.changed.append(path)
+    return lost
+
+
+def _say_put_back(report: InstallReport, lost: list[str]) -> None:
+    path = settings_path()
+    names = ", ".join(f'"{key}"' for key in lost)
+    report.notes.append(
+        f"Claude Code's `claude plugin` command dropped or changed {names} in {path}; funes put "
+        f"back what you had (the file from before `funes add` is {backup_path(path)})"
+    )
+
+
+def _drop_emptied_plugin_keys(report: InstallReport) -> None:
+    """Claude Code's uninstall leaves `"enabledPlugins": {}` (and the marketplaces) behind:
+    drop the ones the user's file from before `funes add` did not have."""
+    path = settings_path()
+    saved = read_json_config(backup_path(path))
+    had = set(saved) if isinstance(saved, dict) else set()
+    text = read_config_text(path)
+    now = _read_settings()
+    emptied = [k for k in PLUGIN_KEYS if now.get(k) == {} and k not in had]
+    if emptied and write_atomic(
+        path, dump_json_like({k: v for k, v in now.items() if k not in emptied}, text), backup=False
+    ):
+        report.changed.append(path)
 
 
 def _digest(path: Path) -> str | None:
@@ -140,6 +195,7 @@ class ClaudeInstaller:
             return report
         before = {path: _digest(path) for path in _claude_state_files()}
         self._backup_settings()
+        settings = _read_settings()
         has_market, installed = self._registered()
         if not has_market:
             self._run(claude, "marketplace", "add", str(root))
@@ -148,7 +204,11 @@ class ClaudeInstaller:
             installed = False
         if not installed:
             self._run(claude, "install", PLUGIN_ID)
+        lost = _put_back(report, settings)
+        if lost:
+            _say_put_back(report, lost)
         report.changed += [p for p, digest in before.items() if _digest(p) != digest]
+        report.changed = list(dict.fromkeys(report.changed))
         if plugin_changed:
             report.notes.append(
                 "Claude Code: tools mcp__plugin_funes_funes__recall / __get and the funes:recall "
@@ -158,8 +218,8 @@ class ClaudeInstaller:
 
     def _backup_settings(self) -> None:
         """Keep the user's settings.json as it was before Claude Code's CLI edits it for us."""
-        settings = claude_home() / "settings.json"
-        saved = settings.with_name(settings.name + ".funes-backup")
+        settings = settings_path()
+        saved = backup_path(settings)
         if settings.exists() and not saved.exists():
             shutil.copy2(settings, saved)
 
@@ -168,12 +228,19 @@ class ClaudeInstaller:
         self._check_configs()
         claude = self._claude()
         before = {path: _digest(path) for path in _claude_state_files()}
+        settings = _read_settings()
         has_market, installed = self._registered()
         if claude is not None:
             if installed:
                 self._run(claude, "uninstall", PLUGIN_ID)
             if has_market:
                 self._run(claude, "marketplace", "remove", MARKETPLACE)
+            lost = _put_back(report, settings)
+            if installed or has_market:
+                _drop_emptied_plugin_keys(report)
+                settle_config(report, settings_path(), json.loads)
+            if lost and backup_path(settings_path()).exists():  # else all is as it was
+                _say_put_back(report, lost)
         elif installed or has_market:
             report.notes.append(
                 "`claude` is not on PATH: to unload the plugin run\n"
@@ -191,6 +258,7 @@ class ClaudeInstaller:
             shutil.rmtree(root)
             _prune_empty(root.parent)
         report.changed += [p for p, digest in before.items() if _digest(p) != digest]
+        report.changed = list(dict.fromkeys(report.changed))
         return report
 
     def status(self) -> dict[str, object]:

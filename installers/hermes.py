@@ -26,6 +26,7 @@ from funes.installers.base import (
     read_config_text,
     remove_plugin,
     render_plugin,
+    settle_config,
     write_atomic,
 )
 from funes.paths import hermes_home
@@ -216,6 +217,13 @@ class _Config:
             return None
 
 
+def _load_plain(text: str) -> Any:
+    """config.yaml's text as plain data, to compare it with the backup kept before funes."""
+    from ruamel.yaml import YAML
+
+    return YAML(typ="safe").load(text)
+
+
 def _plain(value: Any) -> Any:
     """ruamel's round-trip containers as plain dicts and lists, to compare two loads."""
     if isinstance(value, dict):
@@ -268,8 +276,10 @@ class HermesInstaller:
                 del plugins["enabled"]
             if not plugins:
                 del config.data["plugins"]
-            if write_atomic(config.path, config.render(edited)):
+            # No backup now: the file holds funes's entry; the user's is from before `add`.
+            if write_atomic(config.path, config.render(edited), backup=False):
                 report.changed.append(config.path)
+            settle_config(report, config.path, _load_plain)
         remove_plugin(report, plugin_dir())
         return report
 

@@ -23,6 +23,7 @@ from funes.installers.base import (
     read_config_text,
     remove_plugin,
     render_plugin,
+    settle_config,
     write_atomic,
 )
 from funes.paths import funes_home, pi_agent_dir
@@ -108,8 +109,10 @@ class PiInstaller:
                     data["packages"] = kept
                 else:
                     del data["packages"]
-                if write_atomic(settings, dump_json_like(data, original)):
+                # No backup now: the file holds funes's entry; the user's is from before `add`.
+                if write_atomic(settings, dump_json_like(data, original), backup=False):
                     report.changed.append(settings)
+                settle_config(report, settings, json.loads)
         remove_plugin(report, target)
         return report
 

@@ -3,6 +3,7 @@ byte snapshot of a folder, and a malformed config refused before anything is wri
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -72,3 +73,32 @@ def assert_uninstall_restores(installer: Any, config: Path, text: str, written: 
     assert not written.exists()
     assert installer.status()["installed"] is False
     assert installer.uninstall().changed == []  # idempotent
+
+
+def assert_add_then_remove_leaves_no_trace(installer: Any, config: Path, text: str | None) -> None:
+    """`add` then `remove` leaves `config` byte for byte as it was (absent if it was absent),
+    with no backup beside it."""
+    if text is not None:
+        write_config(config, text)
+    installer.install()
+    installer.uninstall()
+    if text is None:
+        assert not config.exists()
+    else:
+        assert config.read_bytes() == text.encode()
+    assert not config.with_name(f"{config.name}.funes-backup").exists()
+
+
+def assert_remove_names_what_differs(
+    installer: Any, config: Path, text: str, change: Callable[[str], str], difference: str
+) -> None:
+    """When the config changed after `add` (the agent or the user edited it), `remove` leaves
+    the edit and the backup, and says what differs and where the backup is."""
+    write_config(config, text)
+    installer.install()
+    config.write_text(change(config.read_text()))
+    report = installer.uninstall()
+    backup = config.with_name(f"{config.name}.funes-backup")
+    assert backup.read_text() == text
+    [note] = [n for n in report.notes if str(backup) in n]
+    assert f"{config} is not as it was before `funes add` ({difference})" in note

@@ -211,3 +211,25 @@ def test_the_same_session_included_and_excluded_is_refused() -> None:
     assert out.exit_code == 1
     assert "sess-cac is given to both --include and --exclude: pick one" in out.output
     assert load_decisions(URI).include == {}
+
+
+def test_listed_sessions_are_named_so_include_takes_them_as_printed() -> None:
+    from click.testing import CliRunner
+
+    from funes.cli import main
+
+    shared = {"sess-widget-a1": ["Widget A question?", "Answer A."]}
+    shared["sess-widget-b2"] = ["Widget B question?", "Answer B."]
+    add_repo_sessions(shared, PROJECT)
+    listed = CliRunner().invoke(main, ["curate", "alice/widgets-memory", "--project", PROJECT])
+    assert listed.exit_code == 0, listed.output
+    assert " sess-widget-a  " in listed.output and " sess-widget-b  " in listed.output
+    refused = CliRunner().invoke(main, ["curate", "alice/widgets-memory", "--include", "sess-wid"])
+    assert refused.exit_code == 1
+    assert "matches 2 sessions: sess-widget-a, sess-widget-b; give one" in refused.output
+    taken = CliRunner().invoke(
+        main, ["curate", "alice/widgets-memory", "--include", "sess-widget-b"]
+    )
+    assert taken.exit_code == 0, taken.output
+    [chosen] = [c for c in _review().candidates if c.decision == "include"]
+    assert chosen.session_id == "sess-widget-b2"

@@ -126,3 +126,49 @@ def test_real_claude_install_is_idempotent_and_remove_keeps_user_settings() -> N
     assert not (home / ".claude/plugins/cache/funes").exists()
     assert not rendered_dir().exists()
     shutil.rmtree(home, ignore_errors=True)
+
+
+@pytest.mark.agents
+@pytest.mark.usefixtures("real_claude")
+def test_real_claude_add_then_remove_gives_back_the_users_settings_byte_for_byte() -> None:
+    home = Path(os.environ["HOME"])
+    settings = home / ".claude" / "settings.json"
+    backup = settings.with_name("settings.json.funes-backup")
+    settings.parent.mkdir(parents=True)
+    # Claude Code's `plugin marketplace add` rewrites this file and drops "model".
+    original = '{\n    "model": "opus",\n    "cleanupPeriodDays": 99\n}\n'
+    settings.write_text(original)
+
+    report = INSTALLER.install()
+    data = json.loads(settings.read_text())
+    assert data["model"] == "opus" and data["enabledPlugins"] == {"funes@funes": True}
+    [note] = [n for n in report.notes if '"model"' in n]
+    assert str(backup) in note
+
+    report = INSTALLER.uninstall()
+    assert settings.read_text() == original
+    assert not backup.exists()
+    assert not [n for n in report.notes if "settings.json" in n]
+
+    # Changed meanwhile: the change stays, and remove says what differs and where the backup is.
+    INSTALLER.install()
+    data = json.loads(settings.read_text())
+    settings.write_text(json.dumps({**data, "cleanupPeriodDays": 7}, indent=2) + "\n")
+    report = INSTALLER.uninstall()
+    assert json.loads(settings.read_text()) == {"model": "opus", "cleanupPeriodDays": 7}
+    assert backup.read_text() == original
+    assert f'{settings} is not as it was before `funes add` ("cleanupPeriodDays" changed); ' in (
+        "\n".join(report.notes)
+    )
+    shutil.rmtree(home, ignore_errors=True)
+
+
+@pytest.mark.agents
+@pytest.mark.usefixtures("real_claude")
+def test_real_claude_remove_deletes_the_settings_file_funes_made_it_create() -> None:
+    settings = Path(os.environ["HOME"]) / ".claude" / "settings.json"
+    INSTALLER.install()
+    assert json.loads(settings.read_text())["enabledPlugins"] == {"funes@funes": True}
+    INSTALLER.uninstall()
+    assert not settings.exists()
+    assert not settings.with_name("settings.json.funes-backup").exists()

@@ -6,8 +6,10 @@ import json
 
 import pytest
 from installer_checks import (
+    assert_add_then_remove_leaves_no_trace,
     assert_first_backup_is_kept,
     assert_refused_untouched,
+    assert_remove_names_what_differs,
     assert_second_install_changes_no_byte,
     assert_uninstall_restores,
     write_config,
@@ -116,6 +118,24 @@ def test_remove_prunes_the_plugins_section_funes_created(installer) -> None:
     installer.install()
     installer.uninstall()
     assert config_path().read_text() == "model:\n  default: m  # mine\n"
+
+
+def test_remove_deletes_the_config_funes_created(installer) -> None:
+    assert_add_then_remove_leaves_no_trace(installer, config_path(), None)
+
+
+@pytest.mark.parametrize("text", [USER_CONFIG, "model: {default: m}   # flow\n", "plugins: {}\n"])
+def test_remove_gives_back_the_users_bytes_and_drops_the_backup(installer, text) -> None:
+    assert_add_then_remove_leaves_no_trace(installer, config_path(), text)
+
+
+def test_remove_says_what_changed_meanwhile_and_keeps_the_backup(installer) -> None:
+    def user_edits(text: str) -> str:
+        return text + "display:\n  skin: mono\n"
+
+    assert_remove_names_what_differs(
+        installer, config_path(), USER_CONFIG, user_edits, '"display" was added'
+    )
 
 
 def test_install_re_enables_funes_the_user_had_disabled(installer) -> None:

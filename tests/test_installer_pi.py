@@ -6,8 +6,10 @@ import json
 
 import pytest
 from installer_checks import (
+    assert_add_then_remove_leaves_no_trace,
     assert_first_backup_is_kept,
     assert_refused_untouched,
+    assert_remove_names_what_differs,
     assert_second_install_changes_no_byte,
     assert_uninstall_restores,
     write_config,
@@ -90,7 +92,21 @@ def test_remove_keeps_user_packages_and_deletes_only_funes_files(installer) -> N
     assert_uninstall_restores(installer, settings_path(), USER_SETTINGS, package_dir())
 
 
-def test_remove_drops_a_packages_list_funes_created(installer) -> None:
-    installer.install()
-    installer.uninstall()
-    assert json.loads(settings_path().read_text()) == {}
+def test_remove_deletes_the_settings_file_funes_created(installer) -> None:
+    assert_add_then_remove_leaves_no_trace(installer, settings_path(), None)
+
+
+@pytest.mark.parametrize(
+    "text", [USER_SETTINGS, '{"theme":"dark",   "packages": [] }', '{ "packages": ["a"] }\n']
+)
+def test_remove_gives_back_the_users_bytes_and_drops_the_backup(installer, text) -> None:
+    assert_add_then_remove_leaves_no_trace(installer, settings_path(), text)
+
+
+def test_remove_says_what_pi_changed_meanwhile_and_keeps_the_backup(installer) -> None:
+    def pi_edits(text: str) -> str:
+        return json.dumps({**json.loads(text), "lastChangelogVersion": "0.73.1"}, indent=2)
+
+    assert_remove_names_what_differs(
+        installer, settings_path(), USER_SETTINGS, pi_edits, '"lastChangelogVersion" was added'
+    )

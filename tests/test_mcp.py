@@ -67,3 +67,64 @@ def test_mcp_server_answers_recall_get_and_status_over_stdio() -> None:
     assert texts["catchup"].startswith("funes catchup: session s-shop-0001 (claude_code, ")
     assert "│ Why is checkout slow? Profile the cart service please." in texts["catchup"]
     assert "note: weak results: no session shown holds" in texts["weak"]
+
+
+async def _error_calls(env: dict[str, str]) -> dict:
+    params = StdioServerParameters(command=sys.executable, args=["-m", "funes.cli", "mcp"], env=env)
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        return {
+            "huge": await session.call_tool("recall", {"query": "redis " * 200_000}),
+            "ok": await session.call_tool("recall", {"query": "why did we drop redis", "k": 1}),
+            "missing": await session.call_tool(
+                "get", {"session_id": "s-shop-0001", "turn_uuid": "x"}
+            ),
+            "bad_budget": await session.call_tool("recall", {"query": "redis", "max_tokens": 0}),
+        }
+
+
+@pytest.mark.slow
+def test_mcp_refuses_a_huge_query_and_flags_every_error() -> None:
+    build_memory(sample_turns())
+    got = anyio.run(_error_calls, {**os.environ, "FUNES_RERANKER": "none"})
+
+    huge = got["huge"]
+    assert huge.is_error is True
+    assert huge.content[0].text.startswith("recall error: query too long: 1,200,000 characters")
+    assert got["ok"].is_error is False
+    assert got["ok"].content[0].text.startswith("funes recall: 1 passage(s)")
+    for failed in ("missing", "bad_budget"):
+        assert got[failed].is_error is True
+    assert got["missing"].content[0].text.startswith("get error: turn x not found")
+
+
+async def _recall_then_get_each_hit(env: dict[str, str]) -> list:
+    import shlex
+
+    params = StdioServerParameters(command=sys.executable, args=["-m", "funes.cli", "mcp"], env=env)
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        query = {"query": "what did we decide about the answer", "harness": "hermes"}
+        recalled = (await session.call_tool("recall", query)).content[0].text
+        gets = [line.split("→ ", 1)[1] for line in recalled.splitlines() if "  → " in line]
+        assert gets, recalled
+        results = []
+        for line in gets:
+            _, _, handle, turn = shlex.split(line)
+            results.append(
+                await session.call_tool("get", {"session_id": handle, "turn_uuid": turn})
+            )
+        return results
+
+
+@pytest.mark.slow
+def test_mcp_get_answers_every_hermes_hit_as_recall_named_it(corpus) -> None:
+    """Two real Hermes sessions whose ids share their first 8 characters (`20261129_…`) and
+    both number a turn `1`: each hit's handle and turn, passed to `get`, find the turn."""
+    from funes.index.indexer import index
+
+    index([corpus / "generated" / "hermes"])
+    results = anyio.run(_recall_then_get_each_hit, {**os.environ, "FUNES_RERANKER": "none"})
+    for result in results:
+        assert result.is_error is False, result.content[0].text
+        assert result.content[0].text.startswith("funes get: session 20261129_")

@@ -63,3 +63,15 @@ def test_errors_are_one_line(args: list[str], message: str) -> None:
     out = CliRunner().invoke(main, args)
     assert out.exit_code == 1
     assert len(out.output.strip().splitlines()) == 1 and message in out.output
+
+
+def test_a_query_past_the_cap_is_one_clear_line() -> None:
+    from funes.retrieve.pipeline import MAX_QUERY_CHARS
+
+    build_memory(sample_turns())
+    result = CliRunner().invoke(main, ["recall", "x" * (MAX_QUERY_CHARS + 1)])
+    assert result.exit_code == 1
+    assert result.output.strip().splitlines() == [
+        f"Error: query too long: {MAX_QUERY_CHARS + 1:,} characters, at most "
+        f"{MAX_QUERY_CHARS:,}; ask a question or give a few keywords"
+    ]

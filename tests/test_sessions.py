@@ -214,3 +214,74 @@ def test_show_never_breaks_a_url_or_a_long_word() -> None:
     out = CliRunner().invoke(main, ["show", "s-url", "--format", "human"]).output
     lines = out.splitlines()
     assert url in lines and "w" * 130 in lines
+
+
+@pytest.fixture
+def colliding_memory(corpus: Path) -> Path:
+    """Real transcripts whose session ids share their first 8 characters: four pi and Codex
+    sessions `01a22649-…`, two Hermes `20261129_…` that both number a turn `1`, and two Claude
+    Code subagents `agent-65…`."""
+    real = corpus / "claude" / "daaain__claude-code-log__real_projects"
+    index(
+        [
+            corpus / "generated",
+            real / "-Users-dain-workspace-JSSoundRecorder" / "agent-650d3273.jsonl",
+            real / "-Users-dain-workspace-coderabbit-review-helper" / "agent-659acfed.jsonl",
+        ]
+    )
+    return corpus
+
+
+def test_every_printed_handle_works_as_printed(colliding_memory: Path) -> None:
+    import shlex
+
+    from funes.retrieve.handles import session_handles
+
+    sessions = list_sessions(limit=0)
+    ids = [s.session_id for s in sessions]
+    assert sum(i.startswith("01a22649") for i in ids) == 4
+    assert sum(i.startswith("20261129") for i in ids) == 2
+    assert sum(i.startswith("agent-65") for i in ids) == 2
+    handles = [s.handle for s in sessions]
+    assert len(set(handles)) == len(handles)
+    listed = CliRunner().invoke(main, ["sessions", "--limit", "0"]).output
+    for s in sessions:
+        assert len(s.handle) >= 8 and s.session_id.startswith(s.handle)
+        assert f"  {s.handle} " in listed
+        shown = CliRunner().invoke(main, ["show", s.handle, "--json"])
+        assert shown.exit_code == 0, shown.output
+        assert json.loads(shown.output)["session"]["session_id"] == s.session_id
+    # A filtered list names a session as the whole memory does.
+    hermes = list_sessions(harness="hermes", limit=0)
+    assert {s.handle for s in hermes} <= set(handles)
+    assert session_handles(ChunkStore.open(), ids) == {s.session_id: s.handle for s in sessions}
+
+    # recall's own `→ funes get` lines run as printed, Hermes hits included.
+    for harness in ("hermes", "pi", "codex"):
+        out = (
+            CliRunner()
+            .invoke(main, ["recall", "what did we decide about the answer", "--harness", harness])
+            .output
+        )
+        gets = [line.split("→ ", 1)[1] for line in out.splitlines() if line.startswith("  → ")]
+        assert gets, out
+        for line in gets:
+            got = CliRunner().invoke(main, shlex.split(line)[1:])
+            assert got.exit_code == 0, f"{line}: {got.output}"
+
+
+def test_a_prefix_several_sessions_share_lists_their_handles(colliding_memory: Path) -> None:
+    result = CliRunner().invoke(main, ["show", "01a22649"])
+    assert result.exit_code == 1
+    [line] = result.output.splitlines()
+    handles = sorted(
+        s.handle for s in list_sessions(limit=0) if s.session_id.startswith("01a22649")
+    )
+    assert line == (
+        f"Error: session prefix 01a22649 matches 4 sessions: {', '.join(handles)}; give one"
+    )
+    shared_turn = CliRunner().invoke(main, ["get", "20261129", "1"])
+    assert shared_turn.exit_code == 1
+    assert "matches 2 sessions (2 hold that turn): 20261129_0753, 20261129_0754" in (
+        shared_turn.output
+    )

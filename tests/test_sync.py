@@ -329,3 +329,65 @@ def test_background_publish_returns_at_once_and_logs(hub, monkeypatch, tmp_path)
         time.sleep(0.2)
     assert len(remote_ids(hub, REPO)) == 4
     assert "pushed 4 chunks" in (Path(home) / "logs" / "push.log").read_text()
+
+
+def test_a_push_publishes_paths_relative_to_the_home_folder(hub, monkeypatch, tmp_path):
+    import io
+
+    import pyarrow.parquet as pq
+
+    from funes.index.chunking import chunk_turn
+    from funes.index.embed import load_embedder
+    from funes.index.store import ChunkStore
+    from funes.model import Block, Turn
+    from funes.paths import local_memory_dir
+    from funes.sync.push import push
+
+    home = tmp_path / "users" / "alice"
+    monkeypatch.setenv("HOME", str(home))
+    use_home(monkeypatch, home / ".funes")
+    recorded = {  # session → (workdir, transcript) as the agent recorded them
+        "s-here": (f"{home}/code/shop", f"{home}/.claude/projects/-code-shop/s-here.jsonl"),
+        "s-mac": ("/Users/alice/src/app", "/Users/alice/.codex/sessions/s-mac.jsonl"),
+        "s-elsewhere": ("/srv/build", "/srv/logs/s-elsewhere.jsonl"),
+    }
+    turns = [
+        Turn(
+            session_id=sid,
+            turn_uuid=f"{sid}-t0",
+            parent_uuid=None,
+            seq=0,
+            ts="2026-01-05T10:00:00Z",
+            role="user",
+            workdir=workdir,
+            harness="claude_code",
+            source_path=source,
+            blocks=[Block(block_type="text", text=f"why did we move the {sid} build")],
+        )
+        for sid, (workdir, source) in recorded.items()
+    ]
+    embedder = load_embedder()
+    store = ChunkStore.create_or_open(local_memory_dir(), embedder)
+    chunks = [c for t in turns for c in chunk_turn(t)]
+    store.add(chunks, embedder.encode([c.text for c in chunks]))
+
+    assert push(REPO, yes=True).pushed == 3
+    files = hub.files(REPO)
+    rows = [
+        row
+        for path, content in files.items()
+        if path.endswith(".parquet")
+        for row in pq.read_table(io.BytesIO(content)).to_pylist()
+    ]
+    published = {row["session_id"]: (row["workdir"], row["source_path"]) for row in rows}
+    assert published == {
+        "s-here": ("~/code/shop", "~/.claude/projects/-code-shop/s-here.jsonl"),
+        "s-mac": ("~/src/app", "~/.codex/sessions/s-mac.jsonl"),
+        "s-elsewhere": ("/srv/build", "/srv/logs/s-elsewhere.jsonl"),
+    }
+    for row in rows:
+        assert not any(str(home) in str(value) or "/Users/" in str(value) for value in row.values())
+    assert "relative to the home folder" in files["README.md"].decode()
+    # The local memory keeps what was recorded.
+    local = ChunkStore.open().scan(["session_id", "workdir"]).to_pylist()
+    assert {r["session_id"]: r["workdir"] for r in local}["s-here"] == f"{home}/code/shop"

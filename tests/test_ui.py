@@ -13,6 +13,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -193,6 +194,53 @@ def test_cli_prints_the_url_first_and_serves_it(memory: Path) -> None:
     finally:
         process.terminate()
         process.wait(timeout=30)
+
+
+@pytest.mark.slow
+def test_the_browser_is_handed_a_private_page_never_the_token(memory: Path, tmp_path: Path) -> None:
+    """A command line is readable by every user (`ps`): the browser `funes ui` starts gets the
+    path of a page only its owner can read, and that page leads a real Chromium to the UI."""
+    executable = chromium_path()
+    if executable is None or not Path(executable).exists():
+        pytest.skip("headless Chromium is not installed (apt-get install chromium)")
+    sync_api = pytest.importorskip("playwright.sync_api")
+    argv_file = tmp_path / "browser-argv"
+    browser = tmp_path / "browser"  # records the command line it was started with
+    browser.write_text(
+        f'#!/bin/sh\nprintf "%s\\n" "$@" > {argv_file}.part\nmv {argv_file}.part {argv_file}\n'
+    )
+    browser.chmod(0o755)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "funes.cli", "ui", "--port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env={**os.environ, "BROWSER": str(browser)},
+    )
+    try:
+        assert process.stdout is not None
+        url = process.stdout.readline().strip()
+        token = url.rstrip("/").rsplit("/", 1)[1]
+        for _ in range(300):
+            if argv_file.exists():
+                break
+            time.sleep(0.1)
+        [handed] = argv_file.read_text().split()
+        assert token not in handed and handed.startswith("file://")
+        page_file = Path(urllib.request.url2pathname(handed.removeprefix("file://")))
+        assert page_file.stat().st_mode & 0o777 == 0o600
+        assert page_file.parent.stat().st_mode & 0o777 == 0o700
+        with sync_api.sync_playwright() as playwright:
+            chromium = playwright.chromium.launch(executable_path=executable)
+            page = chromium.new_page()
+            page.goto(handed)
+            page.wait_for_url(url, timeout=30_000)  # the redirect reached the served UI
+            assert page.locator("script[src='static/app.js']").count() == 1
+            chromium.close()
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+    assert not page_file.parent.exists()  # the page goes when the server stops (kill, Ctrl-C)
 
 
 def test_help_has_examples() -> None:

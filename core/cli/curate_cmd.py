@@ -55,6 +55,7 @@ def command(
         load_decisions,
         resolve_session,
     )
+    from funes.retrieve.handles import unique_prefixes
 
     try:
         uri = parse_remote_spec(memory).uri
@@ -127,8 +128,10 @@ def command(
                 f"{len(exclude)} exclude"
             )
         shown = found if list_all else [c for c in found if c.pending]
+        # Named as `--include`/`--exclude` take them: a prefix no other candidate shares.
+        handles = unique_prefixes(c.session_id for c in found)
         for candidate in shown:
-            click.echo(_row(candidate, marks=list_all))
+            click.echo(_row(candidate, handles[candidate.session_id], marks=list_all))
         click.echo(_summary(uri, chosen, found))
     if push_now:
         _push(memory, yes=yes)
@@ -159,12 +162,12 @@ def _named_on_hub(memory: str, notes: list[str]) -> str:
         return ""
 
 
-def _row(candidate: Any, *, marks: bool) -> str:
+def _row(candidate: Any, handle: str, *, marks: bool) -> str:
     mark = "!" if candidate.stale else {"include": "+", "exclude": "-", "": " "}[candidate.decision]
     head = f"[{mark}] " if marks else "  "
     where = candidate.workdir or "-"
     return (
-        f"{head}{candidate.date} {candidate.session_id[:8]}  {where}  chunks={candidate.chunks}  "
+        f"{head}{candidate.date} {handle}  {where}  chunks={candidate.chunks}  "
         f"{candidate.prompt[:100]}"
     )
 

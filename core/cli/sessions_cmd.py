@@ -47,7 +47,8 @@ def command(
     plain: bool,
 ) -> None:
     """List the sessions in the memory, newest first: start, agent, project, turns, chunks,
-    session id (first 8 characters) and the first prompt.
+    session handle (the id's first 8 characters, more where another session shares them; `funes
+    show` takes it as printed) and the first prompt.
 
     On a terminal it opens a picker: type to filter, ↑/↓ to move (the selected session is
     previewed below the list), Enter to choose it (its id and the commands for it are

@@ -12,8 +12,9 @@ from funes.cli.options import memory_option, output_format, output_options, read
 @memory_option
 @output_options("the session")
 def command(session: str, memory: str | None, as_json: bool, fmt: str | None) -> None:
-    """Print every turn of SESSION (an id, or a unique prefix such as the 8 characters
-    `funes sessions` and `funes recall` show), in order, with its agent, project and times.
+    """Print every turn of SESSION (an id, or a unique prefix such as the handle `funes
+    sessions` and `funes recall` show), in order, with its agent, project and times. A prefix
+    several sessions share is refused with the handle of each.
 
     \b
     Examples:

@@ -27,9 +27,11 @@ def command(port: int, no_open: bool, memories: tuple[str, ...]) -> None:
     """Serve a web page over the memory on 127.0.0.1 only, and open it in a browser.
 
     The first line printed is the page's URL; it carries a random token, and nothing is served
-    without it. The page searches with recall (filters, provenance, the passage, the whole
-    turn), browses sessions as a timeline, shows counts per agent and project, activity over
-    time, what a bound Hub memory has and lacks, and redactions by kind. Ctrl-C stops it.
+    without it. The browser is handed a redirect page only you can read, never the token
+    itself (a command line is visible to every user in `ps`). The page searches with recall
+    (filters, provenance, the passage, the whole turn), browses sessions as a timeline, shows
+    counts per agent and project, activity over time, what a bound Hub memory has and lacks,
+    and redactions by kind. Ctrl-C stops it.
 
     \b
     Examples:
@@ -37,10 +39,13 @@ def command(port: int, no_open: bool, memories: tuple[str, ...]) -> None:
       funes ui --port 8765 --no-open
       funes ui --memory my-org/team-memory
     """
+    import shutil
+    import signal
+    import sys
     import threading
     import webbrowser
 
-    from funes.inspect.webui import UIServer, warm_up
+    from funes.inspect.webui import UIServer, launch_page, warm_up
 
     memory = _one_memory(memories)
     try:
@@ -50,14 +55,21 @@ def command(port: int, no_open: bool, memories: tuple[str, ...]) -> None:
     click.echo(server.url)
     click.echo("serving on 127.0.0.1 only; Ctrl-C stops it", err=True)
     threading.Thread(target=warm_up, args=(memory,), daemon=True).start()
+    # Stopped by `kill` as by Ctrl-C: unwind, so the redirect page is deleted.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    page = None
     if not no_open:
-        webbrowser.open(server.url)
+        # The browser's command line is public (`ps`): give it a page only this user can read.
+        page = launch_page(server.url)
+        webbrowser.open(page.as_uri())
     try:
         server.serve_forever()
     except KeyboardInterrupt:
         pass
     finally:
         server.server_close()
+        if page is not None:
+            shutil.rmtree(page.parent, ignore_errors=True)
 
 
 def _one_memory(memories: tuple[str, ...]) -> str | None:

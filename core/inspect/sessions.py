@@ -19,6 +19,7 @@ from typing import Any
 from funes.retrieve.filters import Filters, quote_sql
 from funes.retrieve.formats import short_time
 from funes.retrieve.get import GetResult, resolve_session
+from funes.retrieve.handles import session_handles
 
 # Columns a summary needs; the text column (most of a memory's bytes) is read only for the first
 # prompts of the sessions actually listed.
@@ -47,6 +48,9 @@ class SessionSummary:
     # parsers record the parent's session id as the `parent_uuid` of a subagent's first turn.
     parent: str = ""
     subagents: list[str] = field(default_factory=list)  # the sessions this one started
+    # How output names the session: a prefix no other session of the memory has (at least 8
+    # characters; funes.retrieve.handles), accepted by `funes show` and `funes get`.
+    handle: str = ""
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -88,7 +92,15 @@ def sessions_in_store(
     if limit:
         summaries = summaries[:limit]
     _fill_first_prompts(store, summaries)
+    _set_handles(store, summaries)
     return summaries
+
+
+def _set_handles(store: Any, summaries: list[SessionSummary]) -> None:
+    """Name each session by a handle no other session of the memory shares."""
+    handles = session_handles(store, [s.session_id for s in summaries])
+    for summary in summaries:
+        summary.handle = handles.get(summary.session_id, summary.session_id)
 
 
 def matching_sessions(store: Any, filters: Filters | None = None) -> list[SessionSummary]:
@@ -148,6 +160,7 @@ def session_page(
     for top in tops[offset : offset + limit]:
         rows += [top, *children.get(top.session_id, [])]
     _fill_first_prompts(store, rows)
+    _set_handles(store, rows)
     return SessionPage(
         rows=rows, total=len(tops), subagents=len(found) - len(tops), offset=offset, limit=limit
     )
@@ -277,6 +290,7 @@ def _one_summary(store: Any, session: str) -> tuple[SessionSummary, Any]:
     summary = _summaries(table)[0]
     _link_family(store, summary)
     _fill_first_prompts(store, [summary])
+    _set_handles(store, [summary])
     return summary, table
 
 
@@ -319,11 +333,13 @@ def format_sessions_human(
     if width is None:
         width = shutil.get_terminal_size((120, 24)).columns if sys.stdout.isatty() else 0
     lines = []
+    handle_width = max(len(s.handle or s.session_id[:8]) for s in sessions)
     for s in sessions:
         where = _clip(short_project(s.workdir, s.repo), 24)
         head = (
             f"{short_time(s.start)}  {s.harness or '-':<11} {where:<24}"
-            f" {s.turns:>5} turns {s.chunks:>6} chunks  {s.session_id[:8]}  "
+            f" {s.turns:>5} turns {s.chunks:>6} chunks  "
+            f"{s.handle or s.session_id[:8]:<{handle_width}}  "
         )
         room = max(width - len(head), 20) if width else PROMPT_CHARS
         lines.append(head + _clip(s.first_prompt or "-", room))

@@ -7,18 +7,24 @@ Only this machine can reach it, and only with the URL it prints:
   it by pointing a DNS name at 127.0.0.1);
 - the page loads nothing from the network (its HTML, script and style ship in
   `funes/inspect/static/`, and a Content-Security-Policy pins them to this origin), and it
-  writes every piece of recalled text into the page as text, never as markup.
+  writes every piece of recalled text into the page as text, never as markup;
+- the browser is never handed the token on its command line (which any user can read in `ps`):
+  it opens a redirect page only the owner can read (`launch_page`).
 """
 
 from __future__ import annotations
 
 import hmac
+import html
 import json
+import os
 import secrets
+import tempfile
 import threading
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
+from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
@@ -66,6 +72,23 @@ class UIServer(ThreadingHTTPServer):
         thread = threading.Thread(target=self.serve_forever, daemon=True)
         thread.start()
         return thread
+
+
+def launch_page(url: str) -> Path:
+    """A page that sends the browser on to `url`, written where only this user can read it
+    (a fresh 0700 folder, a 0600 file): the browser is given this file's path, never the token.
+    The caller deletes its folder once the server stops."""
+    folder = Path(tempfile.mkdtemp(prefix="funes-ui-"))
+    quoted = html.escape(url, quote=True)
+    page = (
+        '<!doctype html><meta charset="utf-8"><meta name="referrer" content="no-referrer">'
+        f'<meta http-equiv="refresh" content="0;url={quoted}"><title>funes</title>'
+        f'<a href="{quoted}">open funes</a>\n'
+    )
+    fd = os.open(folder / "open.html", os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(page)
+    return folder / "open.html"
 
 
 class _Handler(BaseHTTPRequestHandler):

@@ -32,9 +32,9 @@ memory: another memory (ORG/REPO or a folder); several, comma-separated, give on
 hits each name their memory (pass that on to `get`)."""
 
 GET_DESCRIPTION = """\
-The whole turn(s) of a past session around one turn, reassembled: pass the session id (its first
-8 characters are enough) and turn id from a recall hit's `funes get` line, and the `--memory` it
-names, if any, as `memory`. `window` adds the turns before and after (default 3)."""
+The whole turn(s) of a past session around one turn, reassembled: pass the session handle (or
+id) and turn id from a recall hit's `funes get` line, and the `--memory` it names, if any, as
+`memory`. `window` adds the turns before and after (default 3)."""
 
 CATCHUP_DESCRIPTION = """\
 A compact digest of one past session in its own words, to pick its work up: what was asked, what
@@ -69,7 +69,7 @@ def build_server(default_memory: str | None = None) -> Any:
         from funes.retrieve.pipeline import DEFAULT_K
 
         if max_tokens is not None and max_tokens < 1:
-            return "recall error: max_tokens must be a positive number of tokens"
+            return tool_error("recall error: max_tokens must be a positive number of tokens")
         if k is None:
             k = hits_for_budget(max_tokens, DEFAULT_K) if max_tokens else DEFAULT_K
         try:
@@ -80,7 +80,7 @@ def build_server(default_memory: str | None = None) -> Any:
                 **{name: value or None for name, value in filters.items()},
             )
         except Exception as error:  # the model gets one readable line, never a traceback
-            return f"recall error: {_one_line(error)}"
+            return tool_error(f"recall error: {_one_line(error)}")
         return format_agent(result, max_tokens=max_tokens)
 
     server.tool(name="recall", description=RECALL_DESCRIPTION)(_with_filters(recall_tool))
@@ -95,7 +95,7 @@ def build_server(default_memory: str | None = None) -> Any:
         try:
             result = get_many(memory_for(memory), session_id, turn_uuid, window=window)
         except Exception as error:
-            return f"get error: {_one_line(error)}"
+            return tool_error(f"get error: {_one_line(error)}")
         return format_get_agent(result)
 
     @server.tool(name="catchup", description=CATCHUP_DESCRIPTION)
@@ -121,7 +121,7 @@ def build_server(default_memory: str | None = None) -> Any:
             named: list[str | None] = [*split_memories(memory_for(memory))] or [None]
             return "\n".join(render_status(memory_status(m)) for m in named)
         except Exception as error:
-            return f"status error: {_one_line(error)}"
+            return tool_error(f"status error: {_one_line(error)}")
 
     return server
 
@@ -151,6 +151,15 @@ def _with_filters(tool: Callable[..., str]) -> Callable[..., str]:
         "return": signature.return_annotation,
     }
     return tool
+
+
+def tool_error(line: str) -> Any:
+    """A failed call's answer: its one line, flagged `isError` so a client can tell a failure
+    from a result. (The SDK passes a returned CallToolResult through as it is; typed Any so the
+    tools keep their plain `str` return, which is what their output schema describes.)"""
+    from mcp.types import CallToolResult, TextContent
+
+    return CallToolResult(content=[TextContent(type="text", text=line)], is_error=True)
 
 
 def _one_line(error: BaseException) -> str:

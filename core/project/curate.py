@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from funes.paths import funes_home
+from funes.retrieve.handles import ambiguous
 
 PROJECT = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
 MANIFEST = "funes.json"
@@ -247,7 +248,7 @@ def resolve_session(found: list[Candidate], prefix: str) -> Candidate:
     if not matches:
         raise CurateError(f"no session of this project starts with {prefix!r}")
     if len(matches) > 1:
-        raise CurateError(f"{prefix!r} matches {len(matches)} sessions: give more of the id")
+        raise CurateError(ambiguous(prefix, [c.session_id for c in matches]))
     return matches[0]
 
 

@@ -18,7 +18,6 @@ from typing import Any
 from funes.retrieve.budget import CHARS_PER_TOKEN, clip_words
 from funes.retrieve.filters import quote_sql
 from funes.retrieve.formats import (
-    SESSION_PREFIX,
     get_command,
     quote_block,
     short_time,
@@ -283,7 +282,7 @@ def _item_lines(item: Item, digest: Catchup) -> list[str]:
 
 
 def _footer(digest: Catchup, max_tokens: int) -> list[str]:
-    sid = digest.summary.session_id[:SESSION_PREFIX]
+    sid = digest.summary.session_id  # whole: a prefix may name several sessions
     lines = [f"note: {n}" for n in digest.notes]
     if digest.left_out:
         lines.append(

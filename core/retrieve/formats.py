@@ -24,13 +24,11 @@ from funes.retrieve.budget import (
     excerpt,
     trim_partial_word,
 )
+from funes.retrieve.handles import MIN_HANDLE
 from funes.retrieve.types import Hit, RecallResult
 from funes.retrieve.weak import weak_note
 
 QUOTE = "│ "
-# A hit's `get` line names its session by this many characters: with the turn id they name one
-# turn (`funes get` resolves a prefix that several sessions share by the turn they hold).
-SESSION_PREFIX = 8
 _HOME = re.compile(r"^(/home/[^/]+|/Users/[^/]+|/root)(?=/|$)")
 NEIGHBOUR_CHARS = 160
 NO_RESULTS = "no results"
@@ -56,13 +54,18 @@ def quote_block(text: str) -> list[str]:
     return [(QUOTE + line).rstrip() if line.strip() else QUOTE.rstrip() for line in lines]
 
 
-def get_command(session_id: str, turn_uuid: str, memory_label: str = "") -> str:
-    """The `funes get` line of a hit: the session's first 8 characters (with the turn they name
-    one turn) and `--memory` only when the hit is not from the memory read by default."""
-    parts = [session_id[:SESSION_PREFIX], turn_uuid]
+def get_command(handle: str, turn_uuid: str, memory_label: str = "") -> str:
+    """The `funes get` line of a hit: its session's handle (funes.retrieve.handles) and
+    `--memory` only when the hit is not from the memory read by default."""
+    parts = [handle, turn_uuid]
     if memory_label:
         parts += ["--memory", memory_label]
     return "funes get " + " ".join(shlex.quote(part) for part in parts)
+
+
+def session_handle(hit: Hit) -> str:
+    """How a hit names its session: the handle recall gave it (else the first 8 characters)."""
+    return hit.handle or hit.session_id[:MIN_HANDLE]
 
 
 def hit_memory(hit: Hit, result: RecallResult) -> str:
@@ -149,8 +152,8 @@ def _hit_block(
 def _frame(hit: Hit, result: RecallResult) -> list[str]:
     return [
         f"[{short_time(hit.ts)}] {hit.harness or '-'} {short_workdir(hit.workdir)} "
-        f"{hit.session_id[:SESSION_PREFIX]} {hit.role or '-'} {_kind(hit)}",
-        "  → " + get_command(hit.session_id, hit.turn_uuid, hit_memory(hit, result)),
+        f"{session_handle(hit)} {hit.role or '-'} {_kind(hit)}",
+        "  → " + get_command(session_handle(hit), hit.turn_uuid, hit_memory(hit, result)),
     ]
 
 
@@ -204,7 +207,8 @@ def format_human(result: RecallResult, width: int = 100) -> str:
             )
             wrapped = wrapped or [""]
             lines += ["   " + w for w in wrapped]
-        lines.append("   ↳ " + get_command(hit.session_id, hit.turn_uuid, hit_memory(hit, result)))
+        get = get_command(session_handle(hit), hit.turn_uuid, hit_memory(hit, result))
+        lines.append("   ↳ " + get)
     return "\n".join(lines) + "\n"
 
 
@@ -224,6 +228,7 @@ def recall_json(result: RecallResult) -> dict[str, Any]:
         "hits": [
             {
                 "session_id": h.session_id,
+                "handle": session_handle(h),
                 "turn_uuid": h.turn_uuid,
                 "seq": h.seq,
                 "harness": h.harness,

@@ -8,6 +8,7 @@ from typing import Any
 
 from funes.retrieve.filters import quote_sql
 from funes.retrieve.formats import quote_block, short_time
+from funes.retrieve.handles import ambiguous, prefix_filter
 from funes.retrieve.search import open_store
 
 DEFAULT_WINDOW = 3
@@ -54,7 +55,7 @@ def get_turns(
 ) -> GetResult:
     """The turns of `session_id` within `window` seqs of `turn_uuid`, reassembled in order.
 
-    `session_id` may be a unique prefix (the agent format shows 8 characters). Raises
+    `session_id` may be a unique prefix (the handle the agent format shows). Raises
     TurnNotFound when the session or the turn is not in the memory.
     """
     from funes.index.chunking import stitch
@@ -103,26 +104,27 @@ def get_turns(
 def resolve_session(store: Any, session: str, turn_uuid: str | None = None) -> str:
     """The full id of the one session `session` names: its id, or a prefix that one session
     has, or (given `turn_uuid`) one session that holds that turn among those with the prefix.
-    A hit's `get` line shows 8 characters; the turn settles the rare prefix two sessions share.
+    Printed handles (`funes.retrieve.handles`) are prefixes only one session has; a prefix
+    several share is refused with their handles.
     """
     session = session.strip()
     if not session:
         raise TurnNotFound("no session id given")
     if store.count(f"session_id = {quote_sql(session)}"):
         return session
-    where = f"starts_with(session_id, {quote_sql(session)})"
+    where = prefix_filter(session)
     rows = store.scan(["session_id"], where=where)
     found = sorted(set(rows.column("session_id").to_pylist()))
+    if not found:
+        raise TurnNotFound(f"session {session} not found in this memory")
     if len(found) > 1 and turn_uuid:
         holding = f"{where} AND turn_uuid = {quote_sql(turn_uuid)}"
         holders = store.scan(["session_id"], where=holding).column("session_id").to_pylist()
+        if len(set(holders)) > 1:
+            raise TurnNotFound(ambiguous(session, found, f" ({len(set(holders))} hold that turn)"))
         found = sorted(set(holders)) or found
-    if not found:
-        raise TurnNotFound(f"session {session} not found in this memory")
     if len(found) > 1:
-        raise TurnNotFound(
-            f"session prefix {session} matches {len(found)} sessions: give more of the id"
-        )
+        raise TurnNotFound(ambiguous(session, found))
     return found[0]
 
 

@@ -19,6 +19,7 @@ from funes.retrieve.blend import (
 )
 from funes.retrieve.coverage import coverage_bonus
 from funes.retrieve.filters import Filters
+from funes.retrieve.handles import session_handles
 from funes.retrieve.neighbours import MAX_NEIGHBOURS, attach_neighbours
 from funes.retrieve.recency import DEFAULT_HALF_LIFE_DAYS, check_half_life, recency_weight
 from funes.retrieve.search import fulltext_leg, open_store, vector_leg
@@ -31,6 +32,9 @@ DEFAULT_K = 6
 DEFAULT_CANDIDATES = 50
 # Neighbours per hit: the prompt that started its turn and the reply that concluded it.
 DEFAULT_NEIGHBORS = MAX_NEIGHBOURS
+# A query is a question or a few keywords. Past this, recall refuses it before any work: each
+# query word is a full-text term and the whole text is embedded, so a 1 MB query cost 27 s.
+MAX_QUERY_CHARS = 8192
 
 
 class RecallError(Exception):
@@ -54,10 +58,11 @@ def recall(
     keywords of `Filters.build` (FILTER_NAMES: harness, block_type, project, since, until,
     session).
 
-    Raises ValueError for a bad filter, MemoryNotFound when there is no memory, RecallError when
-    neither search could run. One failing search is not an error: the other answers, and
-    `RecallResult.notes` says so.
+    Raises ValueError for a bad filter or a query over MAX_QUERY_CHARS, MemoryNotFound when
+    there is no memory, RecallError when neither search could run. One failing search is not
+    an error: the other answers, and `RecallResult.notes` says so.
     """
+    check_query_size(query)
     clock = _Clock(timings)
     now = now or datetime.now(UTC)
     half_life_days = check_half_life(half_life_days)
@@ -96,10 +101,22 @@ def recall(
     clock.lap("answers")
     ranked = sorted(((score, i) for i, score in enumerate(final)), key=lambda p: (-p[0], p[1]))
     result.hits = [_hit(pool[i], score) for score, i in _distinct_texts(ranked, pool)[:k]]
+    handles = session_handles(store, {hit.session_id for hit in result.hits})
+    for hit in result.hits:
+        hit.handle = handles.get(hit.session_id, "")
     if neighbors > 0 and result.hits:
         attach_neighbours(store.table, result.hits, neighbors)
         clock.lap("neighbours")
     return result
+
+
+def check_query_size(query: str) -> None:
+    """ValueError (one line, fit for the user) for a query longer than MAX_QUERY_CHARS."""
+    if len(query) > MAX_QUERY_CHARS:
+        raise ValueError(
+            f"query too long: {len(query):,} characters, at most {MAX_QUERY_CHARS:,}; "
+            "ask a question or give a few keywords"
+        )
 
 
 def _distinct_texts(ranked: list[tuple[float, int]], pool: list[dict]) -> list[tuple[float, int]]:

@@ -29,6 +29,9 @@ class Hit(Provenance):
     # Which split of its block the passage is (0: the block's start); a later split begins
     # inside the overlap with the one before, so the formats trim its first partial word.
     split_idx: int = 0
+    # How output names its session: a prefix no other session of its memory has
+    # (funes.retrieve.handles); "" until recall sets it.
+    handle: str = ""
 
 
 @dataclass(slots=True)

@@ -10,6 +10,11 @@ from dataclasses import dataclass
 
 STATS_OPEN = "<!-- funes:stats -->"
 STATS_CLOSE = "<!-- /funes:stats -->"
+# What `funes.sync.published_paths` does to every pushed row, said where readers look.
+PATHS_NOTE = (
+    "Paths (`workdir`, `source_path`) are published relative to the home folder they were "
+    "recorded in\n(`~/code/shop`), so no user name or home layout leaves the machine."
+)
 
 
 @dataclass(frozen=True)
@@ -68,6 +73,7 @@ A durable memory of AI coding agent sessions (Claude Code, Codex, pi, Hermes), p
 [funes](https://github.com/huggingface/funes). Each row is one chunk of one turn: its text, its
 provenance (session, turn, time, agent, working directory, repository) and its embedding.
 Secrets were scanned for before anything was pushed; blocks with a finding were withheld.
+{PATHS_NOTE}
 
 ## Recall from it
 
@@ -94,6 +100,7 @@ The AI coding agent sessions (Claude Code, Codex, pi, Hermes) behind
 `funes curate` and published by [funes](https://github.com/huggingface/funes): the questions,
 the reasoning, the dead ends and the decisions, with the session, turn and time of each. Whole
 sessions only; every block was scanned for secrets before it was pushed.
+{PATHS_NOTE}
 
 ## Recall from it
 

@@ -28,6 +28,7 @@ from funes.project.published import honour_tombstones, record_published, tombsto
 from funes.sync.card import CardStats, plan_card
 from funes.sync.gate import HeldBack, block_key, find_dirty_blocks, reassemble_blocks
 from funes.sync.hub import HubError, HubRemote, PushConflict, RepoMissing
+from funes.sync.published_paths import home_relative_rows
 from funes.sync.remote import SHARD_FOLDER, RemoteCache, record_push, sync_cache
 
 MAX_ATTEMPTS = 10
@@ -308,6 +309,7 @@ def _gate(rows: Any, outgoing: Any) -> tuple[Any, HeldBack]:
 def _write_shard(path_in_repo: Callable[[str], str], clean: Any, folder: Path) -> tuple[str, Path]:
     import pyarrow.parquet as pq
 
+    clean = home_relative_rows(clean)  # no home folder (user name, layout) leaves the machine
     ids = sorted(clean.column("id").to_pylist())
     digest = hashlib.sha256("\n".join(ids).encode()).hexdigest()[:16]
     name = f"{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}-{digest}.parquet"
