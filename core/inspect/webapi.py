@@ -42,7 +42,7 @@ def _int(params: Params, name: str, default: int, low: int, high: int) -> int:
 
 def search(memory: str | None, params: Params) -> dict[str, Any]:
     from funes.retrieve import recall, recall_json
-    from funes.retrieve.formats import get_command, hit_memory
+    from funes.retrieve.formats import get_command, hit_memory, session_handle
 
     query = (params.get("q") or "").strip()
     if not query:
@@ -52,7 +52,8 @@ def search(memory: str | None, params: Params) -> dict[str, Any]:
     cuts = _cuts(memory, [h.id for h in result.hits])
     for hit, shown in zip(result.hits, data["hits"], strict=True):
         before, after = cuts.get(hit.id, (False, False))
-        shown["get_command"] = get_command(hit.session_id, hit.turn_uuid, hit_memory(hit, result))
+        get = get_command(session_handle(hit), hit.turn_uuid, hit_memory(hit, result))
+        shown["get_command"] = get
         shown.update(passage_view(hit.block_type, hit.tool_name, hit.text, before, after))
     return data
 

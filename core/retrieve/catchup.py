@@ -24,6 +24,7 @@ from funes.retrieve.formats import (
     short_workdir,
 )
 from funes.retrieve.get import GetResult, TurnView, get_turns, resolve_session
+from funes.retrieve.handles import session_handles
 
 DEFAULT_MAX_TOKENS = 1500
 # How much of each kind of item is quoted, in characters (cut at a word boundary, marked …).
@@ -83,6 +84,7 @@ class SessionHead:
     start: str  # ISO times of its first and last turn ("" when unrecorded)
     end: str
     turns: int
+    handle: str = ""  # how output names the session (funes.retrieve.handles)
 
 
 @dataclass(slots=True)
@@ -99,7 +101,7 @@ def build_catchup(
     session: str, memory: str | None = None, max_tokens: int = DEFAULT_MAX_TOKENS
 ) -> Catchup:
     """The digest of `session` (an id or a unique prefix), packed into about `max_tokens`."""
-    result = _whole_session(session, memory)
+    result, handle = _whole_session(session, memory)
     turns = result.turns
     times = sorted(t.ts for t in turns if t.ts)
     head = SessionHead(
@@ -109,6 +111,7 @@ def build_catchup(
         times[0] if times else "",
         times[-1] if times else "",
         len(turns),
+        handle,
     )
     items = _items(turns, head.workdir)
     digest = Catchup(
@@ -118,9 +121,10 @@ def build_catchup(
     return digest
 
 
-def _whole_session(session: str, memory: str | None) -> GetResult:
-    """Every turn of the session `session` names (an id or a unique prefix), in order. Raises
-    TurnNotFound for an unknown session and MemoryNotFound when there is no memory."""
+def _whole_session(session: str, memory: str | None) -> tuple[GetResult, str]:
+    """Every turn of the session `session` names (an id or a unique prefix), in order, and the
+    session's handle. Raises TurnNotFound for an unknown session and MemoryNotFound when there
+    is no memory."""
     from funes.sync.memory import open_memory
 
     store = open_memory(memory).store
@@ -128,7 +132,8 @@ def _whole_session(session: str, memory: str | None) -> GetResult:
     rows = store.scan(["turn_uuid", "seq"], where=f"session_id = {quote_sql(session_id)}")
     first = min(rows.to_pylist(), key=lambda r: (r["seq"], r["turn_uuid"]))
     # The window around its first turn that reaches its last seq: the whole session.
-    return get_turns(session_id, first["turn_uuid"], window=2**62, memory=memory)
+    whole = get_turns(session_id, first["turn_uuid"], window=2**62, memory=memory)
+    return whole, session_handles(store, [session_id])[session_id]
 
 
 def _items(turns: list[TurnView], workdir: str) -> list[Item]:
@@ -277,12 +282,12 @@ def _header(digest: Catchup) -> str:
 def _item_lines(item: Item, digest: Catchup) -> list[str]:
     if item.section == "files":
         return [item.section, *quote_block(item.text)]
-    get = get_command(digest.summary.session_id, item.turn_uuid, digest.named_memory)
+    get = get_command(digest.summary.handle, item.turn_uuid, digest.named_memory)
     return [f"{item.section} (seq {item.seq})  → {get}", *quote_block(item.text)]
 
 
 def _footer(digest: Catchup, max_tokens: int) -> list[str]:
-    sid = digest.summary.session_id  # whole: a prefix may name several sessions
+    sid = digest.summary.handle
     lines = [f"note: {n}" for n in digest.notes]
     if digest.left_out:
         lines.append(
