@@ -31,7 +31,7 @@ from funes.installers.base import (
     InstallReport,
     bound_memory_in,
     funes_command,
-    hook_command,
+    hook_shell_command,
     read_config_text,
     read_json_config,
     write_atomic,
@@ -77,13 +77,6 @@ def _digest(path: Path) -> str | None:
     return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else None
 
 
-def _with_funes_home(argv: list[str]) -> str:
-    """`argv` as a shell command, with a non-default FUNES_HOME carried in (Gemini CLI strips
-    unknown variables from hooks when it sanitises their environment)."""
-    home = os.environ.get("FUNES_HOME", "").strip()
-    return shlex.join(["env", f"FUNES_HOME={home}", *argv] if home else argv)
-
-
 def render_extension(memory: str | None) -> dict[str, bytes]:
     """Relative path → bytes of the extension with funes's absolute command (and memory) in."""
     source = plugin_dir("gemini")
@@ -106,7 +99,7 @@ def render_extension(memory: str | None) -> dict[str, bytes]:
             for groups in hooks["hooks"].values():
                 for group in groups:
                     for handler in group["hooks"]:
-                        handler["command"] = _with_funes_home(hook_command("gemini"))
+                        handler["command"] = hook_shell_command("gemini")
             raw = _json_bytes(hooks)
         files[name] = raw
     files["funes.json"] = _json_bytes({"command": funes, "memory": memory})

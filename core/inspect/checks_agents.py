@@ -254,12 +254,35 @@ def gemini_extension(said: str) -> dict[str, Any] | None:
     return None
 
 
+def _read_qwen(stdout: str) -> tuple[bool, str, str]:
+    """`qwen mcp list`: `✓ funes: <command> (stdio) - Connected` (it starts each server)."""
+    import re
+
+    plain = re.sub(r"\x1b\[[0-9;]*m", "", stdout)
+    line = next((ln for ln in plain.splitlines() if re.match(r"\W*funes: ", ln)), None)
+    if line is None:
+        return False, "`qwen mcp list` does not list the funes server", READD.format(agent="qwen")
+    command = line.split("funes: ", 1)[1].split(" ")[0]
+    problem = _command_problem(command)
+    if problem:
+        return False, f"Qwen Code lists the funes server, but {problem}", READD.format(agent="qwen")
+    if not line.rstrip().endswith("- Connected"):
+        state = line.rsplit(" - ", 1)[-1].strip()
+        return (
+            False,
+            f"Qwen Code lists the funes server as {state}",
+            f"run `{command} mcp` in a terminal to see why it does not start",
+        )
+    return True, "Qwen Code lists the funes MCP server, connected", ""
+
+
 _ASKERS: dict[str, tuple[str, list[str], Callable[[str], tuple[bool, str, str]]]] = {
     "claude": ("claude", ["plugin", "list", "--json"], _read_claude),
     "codex": ("codex", ["mcp", "list", "--json"], _read_codex),
     "pi": ("pi", ["list"], _read_pi),
     "hermes": ("hermes", ["plugins", "list", "--plain", "--no-bundled"], _read_hermes),
     "gemini": ("gemini", ["extensions", "list", "--output-format", "json"], _read_gemini),
+    "qwen": ("qwen", ["mcp", "list"], _read_qwen),
 }
 
 
@@ -331,6 +354,8 @@ def hook_check(agent: str, record: dict[str, Any]) -> Check:
         "codex": "run `funes add codex --trust-hooks` (or check `notify` in ~/.codex/config.toml)",
         "gemini": "check `gemini extensions list` shows funes enabled; run `funes add gemini` "
         "again and start a new session",
+        "qwen": "check `hooks.Stop` in ~/.qwen/settings.json runs `funes hook qwen`; run "
+        "`funes add qwen` again and start a new session",
     }
     return Check(
         name,

@@ -26,6 +26,11 @@ def configured_server(agent: str, said: str) -> dict[str, Any] | None:
             from funes.inspect.checks_agents import gemini_extension
 
             server = ((gemini_extension(said) or {}).get("mcpServers") or {}).get("funes")
+        elif agent == "qwen":  # `qwen mcp list` shows no arguments: read what it reads
+            from funes.installers.qwen import settings_path
+
+            settings = json.loads(settings_path().read_text())
+            server = (settings.get("mcpServers") or {}).get("funes")
         elif agent == "claude":
             entry = next((e for e in json.loads(said) if e.get("id") == "funes@funes"), {})
             server = (entry.get("mcpServers") or {}).get("funes")
@@ -34,7 +39,7 @@ def configured_server(agent: str, said: str) -> dict[str, Any] | None:
             server = entry.get("transport")
         else:
             return None
-    except ValueError:
+    except (OSError, ValueError, AttributeError):
         return None
     if not isinstance(server, dict) or not server.get("command"):
         return None
