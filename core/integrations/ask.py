@@ -23,7 +23,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-ASK_AGENTS: tuple[str, ...] = ("claude", "codex", "pi", "hermes")
+ASK_AGENTS: tuple[str, ...] = (
+    "claude",
+    "codex",
+    "pi",
+    "hermes",
+    "qwen",
+)
 
 # Same defaults as `funes recall`.
 DEFAULT_K = 8
@@ -234,7 +240,8 @@ def _claude_argv(prompt: str) -> list[str]:
     ]
 
 
-def _claude_line(line: str) -> StreamUpdate:
+def _claude_line(line: str, name: str = "claude") -> StreamUpdate:
+    """One event of Claude Code's `stream-json` (Qwen Code prints the same events)."""
     event = _json_line(line)
     if event is None:
         return StreamUpdate()
@@ -245,14 +252,14 @@ def _claude_line(line: str) -> StreamUpdate:
             return StreamUpdate(error=str(text or event.get("subtype") or "error result"))
         return StreamUpdate(answer=text if isinstance(text, str) else "")
     if kind == "system" and event.get("subtype") == "init":
-        return StreamUpdate(status="claude started")
+        return StreamUpdate(status=f"{name} started")
     if kind == "assistant":
         content = (event.get("message") or {}).get("content") or []
         types = {block.get("type") for block in content if isinstance(block, dict)}
         if "thinking" in types:
-            return StreamUpdate(status="claude is thinking")
+            return StreamUpdate(status=f"{name} is thinking")
         if "text" in types:
-            return StreamUpdate(status="claude is writing")
+            return StreamUpdate(status=f"{name} is writing")
     return StreamUpdate()
 
 
@@ -362,6 +369,29 @@ def _pi_line(line: str) -> StreamUpdate:
     return StreamUpdate()
 
 
+def _qwen_argv(prompt: str) -> list[str]:
+    # --safe-mode drops hooks, extensions, skills, MCP servers and QWEN.md but keeps the user's
+    # settings (their model and provider). Its built-in tools cannot be switched off with it, so
+    # the run may call none (`--max-tool-calls 0` ends it at the first) and plans only.
+    return [
+        "-p",
+        prompt,
+        "--safe-mode",
+        "--chat-recording",
+        "false",
+        "--approval-mode",
+        "plan",
+        "--max-tool-calls",
+        "0",
+        "--output-format",
+        "stream-json",
+    ]
+
+
+def _qwen_line(line: str) -> StreamUpdate:
+    return _claude_line(line, "qwen")
+
+
 def _hermes_argv(prompt: str) -> list[str]:
     # `-t` limits the tools offered to the model to the named toolsets; `context_engine` has
     # none unless a context engine is configured. `--source tool` keeps the run out of the
@@ -397,6 +427,7 @@ AGENT_CLIS: dict[str, AgentCli] = {
         plain_text=True,
         extra_env={"HERMES_SAFE_MODE": "1"},
     ),
+    "qwen": AgentCli("qwen", "qwen", _qwen_argv, _qwen_line),
 }
 
 
