@@ -190,13 +190,13 @@ class QwenInstaller:
             del servers[SERVER]
             if not servers:
                 del data["mcpServers"]
-        hooks = data.get("hooks")
-        for event in HOOK_EVENTS if isinstance(hooks, dict) else ():
+        hooks: dict[str, Any] = data.get("hooks") or {}
+        for event in HOOK_EVENTS:
             if event in hooks:
                 hooks[event] = _without_ours(hooks[event])
                 if not hooks[event]:
                     del hooks[event]
-        if isinstance(hooks, dict) and not hooks:
+        if "hooks" in data and not hooks:
             del data["hooks"]
         if data != before and self._write_back(settings, data, original):
             report.changed.append(settings)

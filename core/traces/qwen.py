@@ -50,7 +50,7 @@ def _handle_record(assembler: TurnAssembler, line_no: int, record: dict[str, Any
         return
     if kind == "system" and record.get("subtype") != "chat_compression":
         return
-    message = record.get("message") if isinstance(record.get("message"), dict) else {}
+    message: dict[str, Any] = record["message"] if isinstance(record.get("message"), dict) else {}
     session = str(record.get("sessionId") or "unknown")
     turn = assembler.start(
         session_id=session,
