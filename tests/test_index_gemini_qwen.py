@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 from click.testing import CliRunner
 
@@ -14,7 +15,7 @@ from funes.cli import main
 FIXTURES = Path(__file__).parent / "fixtures"
 
 
-def _funes(*args: str) -> dict:
+def _funes(*args: str) -> Any:
     result = CliRunner().invoke(main, [*args, "--json"])
     assert result.exit_code == 0, result.output
     return json.loads(result.output)
@@ -39,3 +40,9 @@ def test_one_memory_recalls_across_all_agents(corpus: Path, tmp_path: Path) -> N
     only = _funes("recall", "--harness", "qwen", "the answer")["hits"]
     assert only and {hit["harness"] for hit in only} == {"qwen"}
     assert {hit["workdir"] for hit in only} == {"/home/dev/proj"}
+    for harness, session in (
+        ("gemini", "4331fb56-00a2-417b-b824-c2c75ac23f4c"),
+        ("qwen", "9fd2c81f-ebc9-4506-9e9e-2c211e92839d"),
+    ):
+        listed = _funes("sessions", "--harness", harness)
+        assert [(s["session_id"], s["harness"]) for s in listed] == [(session, harness)]
