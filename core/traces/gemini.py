@@ -13,11 +13,12 @@ An append-only log in which later lines patch earlier ones (Gemini CLI's own rea
 
 What a turn is here: each `user` and `gemini` message, its id the turn uuid, linked to the one
 before. A `gemini` message gives thinking (its `thoughts`), its text, and for each tool call a
-tool_use and, once it has one, the tool_result. A message written again adds only the blocks it
-did not have (so a turn grows in place across reads, its earlier blocks at the same indices); a
-`$set` of messages adds the messages not seen yet. Rewound messages stay indexed (what was said
-was said). A user message holding only tool responses is a `tool` turn, and a response already
-recorded with its call is not repeated. Skipped: the `<session_context>` and `<hook_context>`
+tool_use and, once it has one, the tool_result. The last message written again adds only the
+blocks it did not have (so a turn grows in place across reads, its earlier blocks at the same
+indices); a `$set` of messages, or a later copy of an earlier message, adds only the messages
+not seen yet. Rewound messages stay indexed (what was said was said). A user message holding
+only tool responses is a `tool` turn, and a response already recorded with its call is not
+repeated. Skipped: the `<session_context>` and `<hook_context>`
 text Gemini CLI injects, and `info`/`error`/`warning` messages (the CLI's own notices).
 
 The header names no working directory: it is read from the `.project_root` file Gemini CLI
@@ -74,7 +75,7 @@ def _handle_record(assembler: TurnAssembler, line_no: int, record: dict[str, Any
     if isinstance(record.get("$set"), dict):
         messages = record["$set"].get("messages")
         for message in messages if isinstance(messages, list) else []:
-            if isinstance(message, dict) and message.get("id") not in state["seen"]:
+            if isinstance(message, dict):
                 _message(assembler, message)
     elif isinstance(record.get("id"), str):
         _message(assembler, record)
@@ -110,8 +111,9 @@ def _message(assembler: TurnAssembler, message: dict[str, Any]) -> None:
         return
     turn = assembler.reopen(message_id)
     if turn is None:
-        if message_id not in state["seen"]:
-            _remember(state["seen"], message_id)
+        if message_id in state["seen"]:
+            return  # an earlier message written again later: its turn is indexed already
+        _remember(state["seen"], message_id)
         turn = assembler.start(
             session_id=state["session"],
             turn_uuid=message_id,
