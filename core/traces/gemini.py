@@ -18,8 +18,8 @@ blocks it did not have (so a turn grows in place across reads, its earlier block
 indices); a `$set` of messages, or a later copy of an earlier message, adds only the messages
 not seen yet. Rewound messages stay indexed (what was said was said). A user message holding
 only tool responses is a `tool` turn, and a response already recorded with its call is not
-repeated. Skipped: the `<session_context>` and `<hook_context>`
-text Gemini CLI injects, and `info`/`error`/`warning` messages (the CLI's own notices).
+repeated. Skipped: the `<session_context>` and `<hook_context>` text Gemini CLI injects, and
+`info`/`error`/`warning` messages (the CLI's own notices).
 
 The header names no working directory: it is read from the `.project_root` file Gemini CLI
 keeps in the project's folder (else the header's `directories`).
