@@ -30,6 +30,7 @@ AGENT_BINARIES = {
     "pi": CLIENTS / "pi/node_modules/.bin/pi",
     "hermes": CLIENTS / "hermes/bin/hermes",
     "qwen": CLIENTS / "qwen/node_modules/.bin/qwen",
+    "gemini": CLIENTS / "gemini/node_modules/.bin/gemini",
 }
 MCP_PYTHON = CLIENTS / "venv/bin/python"
 MODEL_STUB = Path(__file__).with_name("ask_model_stub.py")
@@ -218,6 +219,25 @@ def setup_agent(
             f"mcp_servers:\n  funes:\n    command: {mcp['command']}\n"
             f"    args: [{mcp['args'][0]}]\n    enabled: true\n"
         )
+    elif agent == "gemini":
+        for key, value in {
+            "GEMINI_API_KEY": "dummy",
+            "GOOGLE_GEMINI_BASE_URL": base,
+            "GEMINI_CLI_NO_RELAUNCH": "true",
+        }.items():
+            monkeypatch.setenv(key, value)
+        (home / ".gemini").mkdir()
+        group = {"hooks": [{"type": "command", "command": hook}]}
+        settings = {
+            "security": {
+                "auth": {"selectedType": "gemini-api-key"},
+                "folderTrust": {"enabled": False},
+            },
+            "model": {"name": "gemini-2.5-flash"},
+            "mcpServers": {"funes": {**mcp, "trust": True}},
+            "hooks": {"BeforeAgent": [group], "AfterAgent": [group]},
+        }
+        (home / ".gemini" / "settings.json").write_text(json.dumps(settings))
     elif agent == "qwen":
         for key, value in {
             "OPENAI_API_KEY": "dummy",
@@ -244,7 +264,9 @@ def offered_tool_names(request: dict) -> list[str]:
     names = []
     for tool in (request.get("body") or {}).get("tools") or []:
         function = tool.get("function") or tool
-        names.append(function.get("name", ""))
+        if "name" in function:
+            names.append(function["name"])
+        names.extend(sub.get("name", "") for sub in tool.get("functionDeclarations") or [])
         names.extend(sub.get("name", "") for sub in tool.get("tools") or [])
     return names
 

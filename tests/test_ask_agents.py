@@ -24,7 +24,7 @@ from funes.integrations.ask import AgentFailed, build_prompt, run_agent
 
 pytestmark = pytest.mark.agents
 
-AGENTS = ("claude", "codex", "pi", "hermes", "qwen")
+AGENTS = ("claude", "codex", "pi", "hermes", "gemini", "qwen")
 
 
 @pytest.fixture
@@ -184,6 +184,7 @@ PLAIN_RUNS = {  # how the agent runs non-interactively when nothing is switched 
     "pi": ["-p", "hello"],
     "hermes": ["chat", "-Q", "-q", "hello"],
     "qwen": ["-p", "hello"],
+    "gemini": ["-p", "hello"],
 }
 
 
@@ -224,3 +225,14 @@ def test_qwen_ask_leaves_no_session_and_calls_no_tool(
     assert not list((home.home / ".qwen").glob("projects/*/chats/*.jsonl"))
     messages = [m for r in scripted_model.model_requests() for m in r["body"].get("messages", [])]
     assert messages and all(m.get("role") != "tool" for m in messages)
+
+
+def test_gemini_ask_leaves_no_session_and_the_users_gemini_folder_as_it_was(
+    tmp_path: Path, scripted_model: ScriptedModel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = setup_agent("gemini", tmp_path, scripted_model, monkeypatch)
+    before = sorted(p.relative_to(home.home) for p in (home.home / ".gemini").rglob("*"))
+
+    run_agent("gemini", build_prompt("why did we drop the redis cache?", PASSAGES), timeout_s=240)
+
+    assert sorted(p.relative_to(home.home) for p in (home.home / ".gemini").rglob("*")) == before

@@ -21,6 +21,7 @@ import threading
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 ASK_AGENTS: tuple[str, ...] = (
@@ -28,6 +29,7 @@ ASK_AGENTS: tuple[str, ...] = (
     "codex",
     "pi",
     "hermes",
+    "gemini",
     "qwen",
 )
 
@@ -213,6 +215,10 @@ class AgentCli:
     # True when stdout is the answer itself (no event stream): every line is kept.
     plain_text: bool = False
     extra_env: dict[str, str] = field(default_factory=dict)
+    # Plain stdout → the answer, for agents that print one JSON document at the end.
+    answer_of: Callable[[str], str] | None = None
+    # Files of the agent's own for one run, written in a folder deleted after it → extra env.
+    scratch_env: Callable[[Path], dict[str, str]] | None = None
 
 
 def _json_line(line: str) -> dict[str, Any] | None:
@@ -392,6 +398,60 @@ def _qwen_line(line: str) -> StreamUpdate:
     return _claude_line(line, "qwen")
 
 
+# Gemini CLI files that say who the user is; a run's own `.gemini` links to them.
+GEMINI_CREDENTIALS = (
+    ".env",
+    "oauth_creds.json",
+    "google_accounts.json",
+    "gemini-credentials.json",
+    "installation_id",
+    "user_id",
+)
+
+
+def _gemini_argv(prompt: str) -> list[str]:
+    from funes.plugins import plugin_dir
+
+    # The admin policy (the highest tier) denies every tool, so none is offered to the model.
+    deny_all = plugin_dir("gemini") / "ask-policy.toml"
+    return ["-p", prompt, "--output-format", "json", "--admin-policy", str(deny_all)]
+
+
+def _gemini_home(scratch: Path) -> dict[str, str]:
+    """A `.gemini` for one run (`GEMINI_CLI_HOME`): the user's settings (their model and how
+    they sign in) without hooks and MCP servers, hooks off, no extensions, links to their
+    credentials; the session Gemini CLI records goes there and is deleted with it."""
+    from funes.paths import gemini_dir
+
+    user, own = gemini_dir(), scratch / ".gemini"
+    own.mkdir(parents=True)
+    try:
+        settings = json.loads((user / "settings.json").read_text())
+    except (OSError, ValueError):
+        settings = {}
+    if not isinstance(settings, dict):
+        settings = {}
+    for key in ("hooks", "mcpServers", "mcp", "context"):
+        settings.pop(key, None)
+    settings["hooksConfig"] = {"enabled": False}
+    (own / "settings.json").write_text(json.dumps(settings))
+    for name in GEMINI_CREDENTIALS:
+        if (user / name).exists():
+            (own / name).symlink_to(user / name)
+    return {"GEMINI_CLI_HOME": str(scratch)}
+
+
+def _gemini_answer(stdout: str) -> str:
+    """The `response` of Gemini CLI's `--output-format json` document ("" when it failed)."""
+    start = stdout.find("{")
+    try:
+        document = json.loads(stdout[start:]) if start >= 0 else {}
+    except ValueError:
+        return ""
+    response = document.get("response") if isinstance(document, dict) else None
+    return response if isinstance(response, str) else ""
+
+
 def _hermes_argv(prompt: str) -> list[str]:
     # `-t` limits the tools offered to the model to the named toolsets; `context_engine` has
     # none unless a context engine is configured. `--source tool` keeps the run out of the
@@ -428,6 +488,15 @@ AGENT_CLIS: dict[str, AgentCli] = {
         extra_env={"HERMES_SAFE_MODE": "1"},
     ),
     "qwen": AgentCli("qwen", "qwen", _qwen_argv, _qwen_line),
+    "gemini": AgentCli(
+        "gemini",
+        "gemini",
+        _gemini_argv,
+        _hermes_line,
+        plain_text=True,
+        answer_of=_gemini_answer,
+        scratch_env=_gemini_home,
+    ),
 }
 
 
@@ -469,7 +538,12 @@ def run_agent(
         progress(f"asking {cli.name}")
     # An empty working folder: no project context files, nothing to read, no session recorded
     # under the user's project.
-    with tempfile.TemporaryDirectory(prefix="funes-ask-") as workdir:
+    with (
+        tempfile.TemporaryDirectory(prefix="funes-ask-") as workdir,
+        tempfile.TemporaryDirectory(prefix="funes-ask-scratch-") as scratch,
+    ):
+        if cli.scratch_env is not None:
+            env.update(cli.scratch_env(Path(scratch)))
         child = subprocess.Popen(
             [binary, *cli.argv(prompt)],
             stdin=subprocess.DEVNULL,
@@ -512,6 +586,8 @@ def run_agent(
         drain.join(timeout=5)
     if cli.plain_text:
         answer = "\n".join(plain).strip("\n")
+        if cli.answer_of is not None:
+            answer = cli.answer_of(answer)
     tail = "\n".join(stderr_tail).strip()
     if timed_out:
         raise AgentFailed(cli.name, None, f"no answer after {timeout_s:.0f} s")
