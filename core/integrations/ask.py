@@ -208,7 +208,7 @@ class StreamUpdate:
 
 @dataclass(frozen=True)
 class AgentCli:
-    name: str  # what the user types: claude | codex | pi | hermes
+    name: str  # what the user types: claude | codex | pi | hermes | gemini | qwen
     binary: str
     argv: Callable[[str], list[str]]  # prompt → arguments after the binary
     read_line: Callable[[str], StreamUpdate]  # one stdout line → what it says
