@@ -67,10 +67,14 @@ def test_gemini_recalls_through_the_extension_and_indexes_its_turn(tmp_path: Pat
     extension = env.funes_home / "integrations" / "gemini"
     assert str(dot_gemini / "policies" / "funes.toml") in added["changed"]
 
-    # (1) Gemini CLI lists the extension, linked in place.
-    listed = env.run([gemini, "extensions", "list"], stdin=subprocess.DEVNULL)
-    assert "funes (0.1.0)" in listed.stdout + listed.stderr
-    assert f"Source: {extension} (Type: link)" in listed.stdout + listed.stderr
+    # (1) Gemini CLI lists the extension, linked in place, with its skill, context and hooks.
+    listed = env.run([gemini, "extensions", "list", "-o", "json"], stdin=subprocess.DEVNULL)
+    said = listed.stdout + listed.stderr
+    (entry,) = json.loads(said[said.index("[") :])
+    assert entry["installMetadata"] == {"source": str(extension), "type": "link"}
+    assert entry["isActive"] and [skill["name"] for skill in entry["skills"]] == ["recall"]
+    assert entry["contextFiles"] == [str(extension / "FUNES.md")]
+    assert set(entry["hooks"]) == {"AfterAgent", "SessionEnd"}
 
     # (2) A scripted turn: the model calls mcp_funes_recall; Gemini runs it through funes mcp.
     with stub_model(tmp_path / "stub", tool_re="recall", tool_args={"query": QUESTION}) as stub:
@@ -82,6 +86,8 @@ def test_gemini_recalls_through_the_extension_and_indexes_its_turn(tmp_path: Pat
         )
         assert turn.returncode == 0, turn.stderr[-2000:]
         passage = stub.passage("marmoset-lantern")
+        # The context file that says when to recall reached the model.
+        assert "funes: memory of past agent sessions" in json.dumps(stub.requests()[0])
     assert "memcached evicted the auth tokens" in passage
     header = hit_header(passage, SEED_SESSION)
     assert " gemini ~/aviary " in header

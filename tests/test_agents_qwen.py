@@ -94,6 +94,8 @@ def test_qwen_recalls_through_mcp_and_indexes_its_turn(tmp_path: Path) -> None:
         )
         assert turn.returncode == 0, turn.stderr[-2000:]
         passage = stub.passage("ocelot-ledger")
+        # The skill that says when to recall is offered to the model.
+        assert "funes-recall" in json.dumps(stub.requests()[0])
     assert "02:40 UTC" in passage
     assert " qwen " in hit_header(passage, SEED_SESSION)
     assert f"session {SEED_SESSION}," in run_get_line(env, passage, SEED_SESSION)
