@@ -191,6 +191,26 @@ def test_gemini_subagent_session_links_to_its_parent(tmp_path: Path) -> None:
     )
 
 
+def test_gemini_session_from_before_jsonl_is_read_whole_when_it_changes(tmp_path: Path) -> None:
+    chats = tmp_path / "gemini-home/.gemini/tmp/proj/chats"
+    chats.mkdir(parents=True)
+    path = chats / "session-2025-09-01T10-00-gem1.json"
+    messages = [_msg("u1", "user", [{"text": "why?"}]), _msg("g1", "gemini", "Because.")]
+    path.write_text(json.dumps(HEADER | {"messages": messages}, indent=2))
+    source = source_for("gemini")
+
+    first = source.read(path)
+    unchanged = source.read(path, first.resume)
+    path.write_text(json.dumps(HEADER | {"messages": [*messages, _msg("u2", "user", "ok")]}))
+    grown = source.read(path, unchanged.resume)
+
+    assert classify(path) == "gemini"
+    assert [(t.turn_uuid, t.seq) for t in first.turns] == [("u1", 0), ("g1", 1)]
+    assert unchanged.turns == []
+    assert [(t.turn_uuid, t.seq) for t in grown.turns] == [("u1", 0), ("g1", 1), ("u2", 2)]
+    assert list(source.discover(tmp_path / "gemini-home/.gemini/tmp")) == [path]
+
+
 # --- Qwen Code -------------------------------------------------------------------------------
 
 

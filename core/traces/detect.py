@@ -108,6 +108,16 @@ def _is_hermes_json(path: Path) -> bool:
     return '"messages"' in head and '"session_id"' in head
 
 
+def _is_gemini_json(path: Path) -> bool:
+    """A Gemini CLI session from before it wrote JSONL: one document opening with its header."""
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(SNIFF_CHUNK).decode("utf-8", errors="replace")
+    except OSError:
+        return False
+    return '"projectHash"' in head and '"sessionId"' in head
+
+
 # classify(path) is asked for every file of a folder being indexed, and by `owns`, and answering
 # may open the file; remember answers while the file and the agents' roots stay put.
 _answers: dict[tuple[object, ...], str | None] = {}
@@ -139,6 +149,8 @@ def _classify(path: Path) -> str | None:
     if name.endswith(".json"):
         if name.startswith("request_dump"):  # API dumps may hold credentials: never read
             return None
+        if name.startswith("session-") and _is_gemini_json(path):
+            return "gemini"
         return "hermes" if _is_hermes_json(path) else None
     if not name.endswith(JSONL_SUFFIXES):
         return None
@@ -169,7 +181,7 @@ WALKED_NAMES: dict[str, Callable[[str], bool]] = {
     "codex": lambda name: name.endswith((".jsonl", ".jsonl.zst")),
     "pi": lambda name: name.endswith(".jsonl"),
     "hermes": lambda name: Path(name).suffix in (".db", ".json", ".jsonl"),
-    "gemini": lambda name: name.endswith(".jsonl"),
+    "gemini": lambda name: name.endswith((".jsonl", ".json")),
     "qwen": lambda name: name.endswith(".jsonl"),
     "parquet": lambda name: name.lower().endswith(".parquet"),
 }

@@ -21,6 +21,11 @@ only tool responses is a `tool` turn, and a response already recorded with its c
 repeated. Skipped: the `<session_context>` and `<hook_context>` text Gemini CLI injects, and
 `info`/`error`/`warning` messages (the CLI's own notices).
 
+Sessions from before Gemini CLI wrote JSONL are one JSON document,
+`chats/session-<date>T<HH-MM>-<id8>.json` (the header's fields with `messages` inline), rewritten
+whole at every save: such a file is read whole again whenever its bytes change (turn ids and seq
+numbers come out the same, so nothing is stored twice).
+
 The header names no working directory: it is read from the `.project_root` file Gemini CLI
 keeps in the project's folder (else the header's `directories`).
 """
@@ -28,6 +33,7 @@ keeps in the project's folder (else the header's `directories`).
 from __future__ import annotations
 
 import hashlib
+import json
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -54,7 +60,28 @@ class GeminiSource(FileSource):
         return [gemini_dir() / "tmp"]
 
     def read(self, unit: Path, resume: Resume | None = None) -> ReadResult:
+        if unit.suffix == ".json":
+            return _read_whole(unit, resume)
         return read_incrementally(unit, resume, HARNESS, partial(_handle_record, unit=unit))
+
+
+def _read_whole(unit: Path, resume: Resume | None) -> ReadResult:
+    """A session written as one JSON document: every turn again when its bytes changed."""
+    try:
+        raw = unit.read_bytes()
+    except OSError as error:
+        return ReadResult([], dict(resume or {}), [f"{unit}: cannot be read ({error.strerror})"])
+    digest = hashlib.sha1(raw).hexdigest()
+    if (resume or {}).get("sha1") == digest:
+        return ReadResult([], {"sha1": digest})
+    try:
+        document = json.loads(raw.decode("utf-8", errors="replace"))
+    except ValueError:
+        return ReadResult([], {"sha1": digest}, [f"{unit}: not valid JSON; skipped"])
+    assembler = TurnAssembler(HARNESS, str(unit))
+    if isinstance(document, dict):
+        _handle_record(assembler, 1, document, unit)
+    return ReadResult(assembler.turns, {"sha1": digest})
 
 
 def project_root(unit: Path) -> str:
