@@ -412,9 +412,18 @@ GEMINI_CREDENTIALS = (
 def _gemini_argv(prompt: str) -> list[str]:
     from funes.plugins import plugin_dir
 
-    # The admin policy (the highest tier) denies every tool, so none is offered to the model.
+    # The admin policy (the highest tier) denies every tool, so none is offered to the model;
+    # the empty working folder is trusted for the run, so folder trust never blocks it.
     deny_all = plugin_dir("gemini") / "ask-policy.toml"
-    return ["-p", prompt, "--output-format", "json", "--admin-policy", str(deny_all)]
+    return [
+        "-p",
+        prompt,
+        "--output-format",
+        "json",
+        "--admin-policy",
+        str(deny_all),
+        "--skip-trust",
+    ]
 
 
 def _gemini_home(scratch: Path) -> dict[str, str]:
