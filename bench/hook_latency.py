@@ -8,7 +8,11 @@ Two situations: a worker is already draining the queue (the hook only writes its
 the script holds the worker lock to stand in for it), and none is (the hook also spawns one; the
 spawned workers then run in the background, as they would, with HOME pointing at an empty dir).
 
-Usage: .venv/bin/python bench/hook_latency.py [--runs 30] [--agent claude]
+Each agent's hook gets the payload shape that agent sends (`--agent` names one or more; by
+default every agent `funes add` serves); the open-stdin, no-click and spawning cases are timed
+with the first.
+
+Usage: .venv/bin/python bench/hook_latency.py [--runs 30] [--agent claude --agent gemini ...]
 """
 
 from __future__ import annotations
@@ -47,6 +51,38 @@ def _time_run(argv: list[str], payload: bytes | None, env: dict[str, str], close
     return elapsed
 
 
+def _payload(agent: str, home: Path) -> bytes:
+    """What `agent` writes on the hook's stdin after a turn: Claude Code's Stop shape (Codex,
+    Qwen Code and the Hermes plugin send the same keys), pi's plugin its own, and Gemini CLI the
+    turn's prompt and response on top."""
+    transcript = str(home / "t.jsonl")
+    payloads = {
+        "gemini": {
+            "session_id": "bench",
+            "transcript_path": transcript,
+            "cwd": str(home),
+            "hook_event_name": "AfterAgent",
+            "timestamp": "2026-01-01T00:00:00.000Z",
+            "prompt": "What did we decide about the cache? " * 20,
+            "prompt_response": "We moved it to Redis because ... " * 200,
+        },
+        "pi": {
+            "hook_event_name": "agent_end",
+            "session_file": transcript,
+            "transcript_path": transcript,
+            "session_id": "bench",
+            "cwd": str(home),
+        },
+    }
+    stop = {
+        "session_id": "bench",
+        "transcript_path": transcript,
+        "hook_event_name": "Stop",
+        "cwd": str(home),
+    }
+    return json.dumps(payloads.get(agent, stop)).encode()
+
+
 def _summary(samples: list[float]) -> dict[str, float]:
     ordered = sorted(samples)
     p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
@@ -56,26 +92,29 @@ def _summary(samples: list[float]) -> dict[str, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=30)
-    parser.add_argument("--agent", default="claude")
+    parser.add_argument("--agent", action="append", help="repeatable; default: all")
     args = parser.parse_args()
+    from funes.installers import AGENTS
+
+    agents = args.agent or list(AGENTS)
 
     home = Path(tempfile.mkdtemp(prefix="funes-hook-bench-"))
     env = {**os.environ, "FUNES_HOME": str(home), "HOME": str(home)}
     (home / "queue").mkdir(parents=True)
-    payload = json.dumps(
-        {
-            "session_id": "bench",
-            "transcript_path": str(home / "t.jsonl"),
-            "hook_event_name": "Stop",
-            "cwd": str(home),
-        }
-    ).encode()
-    hook = [_funes_bin(), "hook", args.agent]
-    module_hook = [sys.executable, "-m", "funes.integrations.hook", args.agent]
+    first, payload = agents[0], _payload(agents[0], home)
+    hook = [_funes_bin(), "hook", first]
+    module_hook = [sys.executable, "-m", "funes.integrations.hook", first]
     cases = {
         "python -c pass": ([sys.executable, "-c", "pass"], None, True),
-        "funes hook (stdin closed)": (hook, payload, True),
-        "funes hook (stdin left open)": (hook, payload, False),
+        **{
+            f"funes hook {agent} (stdin closed)": (
+                [_funes_bin(), "hook", agent],
+                _payload(agent, home),
+                True,
+            )
+            for agent in agents
+        },
+        f"funes hook {first} (stdin left open)": (hook, payload, False),
         "python -m funes.integrations.hook (no click)": (module_hook, payload, True),
     }
     samples: dict[str, list[float]] = {name: [] for name in cases}
@@ -94,7 +133,7 @@ def main() -> None:
     for name, figures in results.items():
         ratio = figures["p50_ms"] / base if base else float("nan")
         print(
-            f"{name:32s} p50 {figures['p50_ms']:7.1f} ms  p95 {figures['p95_ms']:7.1f} ms"
+            f"{name:44s} p50 {figures['p50_ms']:7.1f} ms  p95 {figures['p95_ms']:7.1f} ms"
             f"  ({ratio:.1f}x python start-up)"
         )
     shutil.rmtree(home, ignore_errors=True)

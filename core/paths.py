@@ -52,6 +52,18 @@ def hermes_home() -> Path:
     return Path(env).expanduser() if env else Path.home() / ".hermes"
 
 
+def gemini_dir() -> Path:
+    """Gemini CLI's `.gemini` folder: under `$GEMINI_CLI_HOME` when set, else the home folder."""
+    env = os.environ.get("GEMINI_CLI_HOME", "").strip()
+    return (Path(env).expanduser() if env else Path.home()) / ".gemini"
+
+
+def qwen_home() -> Path:
+    """Qwen Code's folder: `$QWEN_HOME`, default `~/.qwen`."""
+    env = os.environ.get("QWEN_HOME", "").strip()
+    return Path(env).expanduser() if env else Path.home() / ".qwen"
+
+
 def is_within(path: Path, folder: Path) -> bool:
     """Whether `path` is `folder` or lies below it, links resolved (False when either cannot
     be resolved)."""

@@ -9,7 +9,14 @@ from __future__ import annotations
 
 import importlib
 
-AGENTS: tuple[str, ...] = ("claude", "codex", "pi", "hermes")
+AGENTS: tuple[str, ...] = (
+    "claude",
+    "codex",
+    "pi",
+    "hermes",
+    "gemini",
+    "qwen",
+)
 
 
 def installer_for(agent: str):  # -> funes.installers.base.Installer

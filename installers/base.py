@@ -158,6 +158,17 @@ def hook_command(agent: str) -> list[str]:
     return [*funes_command(), "hook", agent]
 
 
+def hook_shell_command(agent: str) -> str:
+    """`funes hook <agent>` as one shell command line, carrying a non-default FUNES_HOME in
+    (Gemini CLI and Qwen Code strip unknown variables from hooks when they sanitise their
+    environment)."""
+    import shlex
+
+    home = os.environ.get("FUNES_HOME", "").strip()
+    argv = hook_command(agent)
+    return shlex.join(["env", f"FUNES_HOME={home}", *argv] if home else argv)
+
+
 def read_config_text(path: Path) -> str:
     """A config file's text ("" when absent); ConfigError naming the line of a byte that is not
     UTF-8, or a file that cannot be read."""

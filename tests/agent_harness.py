@@ -33,6 +33,8 @@ _BINARIES = {
     "codex": "codex/node_modules/.bin/codex",
     "pi": "pi/node_modules/.bin/pi",
     "hermes": "hermes/bin/hermes",
+    "gemini": "gemini/node_modules/.bin/gemini",
+    "qwen": "qwen/node_modules/.bin/qwen",
 }
 
 T = TypeVar("T")
@@ -141,7 +143,9 @@ def make_agent_env(root: Path, agent: str | None = None, **extra: str) -> AgentE
     env = {
         key: value
         for key, value in os.environ.items()
-        if not key.startswith(("CLAUDE", "CODEX", "PI_", "HERMES", "ANTHROPIC", "OPENAI"))
+        if not key.startswith(
+            ("CLAUDE", "CODEX", "PI_", "HERMES", "ANTHROPIC", "OPENAI", "GEMINI", "GOOGLE", "QWEN")
+        )
     }
     env.update(
         HOME=str(home),
@@ -210,6 +214,8 @@ def _collect_tool_results(node: Any, found: list[str]) -> None:
             found.append(_text_of(node.get("output")))
         elif node.get("role") == "tool":  # OpenAI Chat Completions
             found.append(_text_of(node.get("content")))
+        elif isinstance(node.get("functionResponse"), dict):  # Gemini
+            found.append(_text_of(node["functionResponse"].get("response")))
         for value in node.values():
             _collect_tool_results(value, found)
     elif isinstance(node, list):

@@ -29,6 +29,8 @@ AGENT_BINARIES = {
     "codex": CLIENTS / "codex/node_modules/.bin/codex",
     "pi": CLIENTS / "pi/node_modules/.bin/pi",
     "hermes": CLIENTS / "hermes/bin/hermes",
+    "qwen": CLIENTS / "qwen/node_modules/.bin/qwen",
+    "gemini": CLIENTS / "gemini/node_modules/.bin/gemini",
 }
 MCP_PYTHON = CLIENTS / "venv/bin/python"
 MODEL_STUB = Path(__file__).with_name("ask_model_stub.py")
@@ -119,7 +121,14 @@ def setup_agent(
     state = AgentHome(agent, home, tmp_path / "hook.log", tmp_path / "mcp_calls.log")
     hook = f"{KIT / 'hooks' / 'log_hook.py'} fired"
     mcp = {"command": str(MCP_PYTHON), "args": [str(KIT / "mcp" / "funes_mcp.py")]}
-    for name in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "PI_CODING_AGENT_DIR", "HERMES_HOME"):
+    for name in (
+        "CLAUDE_CONFIG_DIR",
+        "CODEX_HOME",
+        "PI_CODING_AGENT_DIR",
+        "HERMES_HOME",
+        "GEMINI_CLI_HOME",
+        "QWEN_HOME",
+    ):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("PATH", f"{bin_dir}:/usr/local/bin:/usr/bin:/bin")
@@ -210,6 +219,43 @@ def setup_agent(
             f"mcp_servers:\n  funes:\n    command: {mcp['command']}\n"
             f"    args: [{mcp['args'][0]}]\n    enabled: true\n"
         )
+    elif agent == "gemini":
+        for key, value in {
+            "GEMINI_API_KEY": "dummy",
+            "GOOGLE_GEMINI_BASE_URL": base,
+            "GEMINI_CLI_NO_RELAUNCH": "true",
+        }.items():
+            monkeypatch.setenv(key, value)
+        (home / ".gemini").mkdir()
+        group = {"hooks": [{"type": "command", "command": hook}]}
+        settings = {
+            "security": {
+                "auth": {"selectedType": "gemini-api-key"},
+                "folderTrust": {"enabled": False},
+            },
+            "model": {"name": "gemini-2.5-flash"},
+            "mcpServers": {"funes": {**mcp, "trust": True}},
+            "hooks": {"BeforeAgent": [group], "AfterAgent": [group]},
+        }
+        (home / ".gemini" / "settings.json").write_text(json.dumps(settings))
+    elif agent == "qwen":
+        for key, value in {
+            "OPENAI_API_KEY": "dummy",
+            "OPENAI_BASE_URL": f"{base}/v1",
+            "OPENAI_MODEL": "stub-model",
+            "QWEN_CODE_NO_RELAUNCH": "true",
+        }.items():
+            monkeypatch.setenv(key, value)
+        (home / ".qwen").mkdir()
+        group = {"matcher": "", "hooks": [{"type": "command", "command": hook}]}
+        settings = {
+            "security": {"auth": {"selectedType": "openai"}, "folderTrust": {"enabled": False}},
+            "model": {"name": "stub-model"},
+            "mcpServers": {"funes": {**mcp, "trust": True}},
+            "hooks": {"UserPromptSubmit": [group], "Stop": [group]},
+            "$version": 4,
+        }
+        (home / ".qwen" / "settings.json").write_text(json.dumps(settings))
     return state
 
 
@@ -218,7 +264,9 @@ def offered_tool_names(request: dict) -> list[str]:
     names = []
     for tool in (request.get("body") or {}).get("tools") or []:
         function = tool.get("function") or tool
-        names.append(function.get("name", ""))
+        if "name" in function:
+            names.append(function["name"])
+        names.extend(sub.get("name", "") for sub in tool.get("functionDeclarations") or [])
         names.extend(sub.get("name", "") for sub in tool.get("tools") or [])
     return names
 

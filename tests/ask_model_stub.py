@@ -33,7 +33,8 @@ NOT_SUPPORTED = (
 
 
 def _conversation_text(body: dict) -> str:
-    return stub_llm.text_of(body.get("messages") or body.get("input") or [])
+    gemini_parts = [part for content in body.get("contents") or [] for part in content["parts"]]
+    return stub_llm.text_of(body.get("messages") or body.get("input") or gemini_parts)
 
 
 def grounded_reply(text: str) -> str | None:
@@ -78,6 +79,7 @@ def _scripted(analyse):
 stub_llm.anthropic_analyse = _scripted(stub_llm.anthropic_analyse)
 stub_llm.chat_analyse = _scripted(stub_llm.chat_analyse)
 stub_llm.responses_analyse = _scripted(stub_llm.responses_analyse)
+stub_llm.gemini_analyse = _scripted(stub_llm.gemini_analyse)
 
 if __name__ == "__main__":
     stub_llm.main()

@@ -24,7 +24,7 @@ from funes.integrations.ask import AgentFailed, build_prompt, run_agent
 
 pytestmark = pytest.mark.agents
 
-AGENTS = ("claude", "codex", "pi", "hermes")
+AGENTS = ("claude", "codex", "pi", "hermes", "gemini", "qwen")
 
 
 @pytest.fixture
@@ -60,6 +60,9 @@ def test_the_model_gets_the_passages_and_no_tools_and_stdout_is_its_answer(
         if agent == "codex":  # Codex keeps a few harmless built-ins (view_image, goals)
             assert not {"exec_command", "shell", "spawn_agent"} & set(tools), tools
             assert not [name for name in tools if "recall" in name or "mcp" in name], tools
+        elif agent == "qwen":  # read-only built-ins stay offered; `--max-tool-calls 0` ends a call
+            assert not {"run_shell_command", "write_file", "edit"} & set(tools), tools
+            assert "mcp__funes__recall" not in body  # no MCP tool named in its prompt either
         else:
             assert tools == []
     assert answer == scripted_model.replies()[-1]
@@ -180,6 +183,8 @@ PLAIN_RUNS = {  # how the agent runs non-interactively when nothing is switched 
     "codex": ["exec", "--skip-git-repo-check", "hello"],
     "pi": ["-p", "hello"],
     "hermes": ["chat", "-Q", "-q", "hello"],
+    "qwen": ["-p", "hello"],
+    "gemini": ["-p", "hello"],
 }
 
 
@@ -202,5 +207,32 @@ def test_control_the_fixture_agent_offers_funes_tools_when_nothing_is_switched_o
     )
 
     offered = {name for r in scripted_model.model_requests() for name in offered_tool_names(r)}
+    if agent == "qwen":  # Qwen Code names MCP tools in its prompt instead of declaring them
+        requests = scripted_model.model_requests()
+        if any("mcp__funes__recall" in request_text(r) for r in requests):
+            offered.add("mcp__funes__recall")
     assert [name for name in offered if "recall" in name], offered
     assert home.hook_log.exists(), "the fixture's hook (or codex notify) did not fire"
+
+
+def test_qwen_ask_leaves_no_session_and_calls_no_tool(
+    tmp_path: Path, scripted_model: ScriptedModel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = setup_agent("qwen", tmp_path, scripted_model, monkeypatch)
+
+    run_agent("qwen", build_prompt("why did we drop the redis cache?", PASSAGES), timeout_s=240)
+
+    assert not list((home.home / ".qwen").glob("projects/*/chats/*.jsonl"))
+    messages = [m for r in scripted_model.model_requests() for m in r["body"].get("messages", [])]
+    assert messages and all(m.get("role") != "tool" for m in messages)
+
+
+def test_gemini_ask_leaves_no_session_and_the_users_gemini_folder_as_it_was(
+    tmp_path: Path, scripted_model: ScriptedModel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = setup_agent("gemini", tmp_path, scripted_model, monkeypatch)
+    before = sorted(p.relative_to(home.home) for p in (home.home / ".gemini").rglob("*"))
+
+    run_agent("gemini", build_prompt("why did we drop the redis cache?", PASSAGES), timeout_s=240)
+
+    assert sorted(p.relative_to(home.home) for p in (home.home / ".gemini").rglob("*")) == before

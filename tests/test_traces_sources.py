@@ -17,6 +17,8 @@ from funes.traces.hermes import HermesSource
 from funes.traces.parquet import ParquetSource
 from funes.traces.text import elide_payloads, iso_utc, render_tool_input
 
+FIXTURES = Path(__file__).parent / "fixtures"
+
 
 @pytest.fixture
 def agent_homes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
@@ -26,6 +28,8 @@ def agent_homes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         "CODEX_HOME": tmp_path / "codex",
         "PI_CODING_AGENT_DIR": tmp_path / "pi",
         "HERMES_HOME": tmp_path / "hermes",
+        "GEMINI_CLI_HOME": tmp_path / "gemini",
+        "QWEN_HOME": tmp_path / "qwen",
     }
     for var, home in homes.items():
         monkeypatch.setenv(var, str(home))
@@ -52,6 +56,8 @@ def agent_homes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (hermes / "sessions/session_20261129_075440_237369.json").write_text(json.dumps(log))
     (hermes / "sessions/session_20260429_hermes_small.json").write_text(json.dumps(log))
     (hermes / "sessions/request_dump_1.json").write_text('{"api_key": "x"}')
+    shutil.copytree(FIXTURES / "gemini", homes["GEMINI_CLI_HOME"] / ".gemini")
+    shutil.copytree(FIXTURES / "qwen", homes["QWEN_HOME"])
     return tmp_path
 
 
@@ -74,6 +80,8 @@ def test_each_source_finds_its_units_under_its_moved_home(agent_homes: Path) -> 
         "codex": ["codex/sessions/2026/01/02/rollout-a.jsonl"],
         "pi": ["pi/sessions/--w--/2026_x.jsonl"],
         "hermes": ["hermes/sessions/session_20260429_hermes_small.json", "hermes/state.db"],
+        "gemini": ["gemini/.gemini/tmp/proj/chats/session-2026-12-01T15-34-4331fb56.jsonl"],
+        "qwen": ["qwen/projects/-home-dev-proj/chats/9fd2c81f-ebc9-4506-9e9e-2c211e92839d.jsonl"],
         "parquet": [],
     }
 
@@ -82,8 +90,10 @@ def test_exactly_one_source_owns_each_transcript(agent_homes: Path) -> None:
     files = [p for p in agent_homes.rglob("*") if p.is_file()]
     for path in files:
         owners = [s.harness for s in all_sources() if s.owns(path)]
-        expected = [] if path.name.startswith("request_dump") else owners[:1]
-        assert owners == expected and (owners or path.name.startswith("request_dump")), path
+        # API dumps are never read; Gemini CLI's .project_root names a folder
+        not_transcript = path.name.startswith("request_dump") or path.name == ".project_root"
+        expected = [] if not_transcript else owners[:1]
+        assert owners == expected and (owners or not_transcript), path
 
 
 def _copy_db(tmp_path: Path) -> Path:

@@ -8,7 +8,14 @@ from typing import Any
 
 import click
 
-AGENT_CHOICES = ["claude", "codex", "pi", "hermes"]
+AGENT_CHOICES = [
+    "claude",
+    "codex",
+    "pi",
+    "hermes",
+    "gemini",
+    "qwen",
+]
 
 
 @click.command("add")

@@ -1,6 +1,7 @@
 """Checks of every agent `funes add` wired: its files in place, the agent itself loading funes
 (asked through the agent's own CLI: `claude plugin list`, `codex mcp list`, `pi list`, `hermes
-plugins list`), and its hook firing after the sessions it writes."""
+plugins list`, `gemini extensions list`, `qwen mcp list`), and its hook firing after the sessions
+it writes."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from funes.inspect.doctor import Check
-from funes.paths import claude_home, codex_home, hermes_home, pi_agent_dir
+from funes.paths import claude_home, codex_home, gemini_dir, hermes_home, pi_agent_dir, qwen_home
 
 CLI_TIMEOUT_S = 60.0
 READD = "run `funes add {agent}` again (it rewrites what is missing), then start a new session"
@@ -132,11 +133,13 @@ def ask_agent(agent: str) -> tuple[tuple[bool | None, str, str], str]:
     if done.returncode != 0:
         tail = (done.stderr.strip() or done.stdout.strip()).splitlines()[-1:] or ["no output"]
         return (None, f"`{binary} {' '.join(args)}` failed: {tail[0][:160]}", ""), ""
+    # Gemini CLI prints `extensions list` on stderr.
+    said = done.stdout if done.stdout.strip() else done.stderr
     try:
-        return read(done.stdout), done.stdout
+        return read(said), said
     except (ValueError, KeyError, TypeError) as error:
-        said = f"could not read what `{binary} {' '.join(args)}` said ({error})"
-        return (None, said, ""), done.stdout
+        unread = f"could not read what `{binary} {' '.join(args)}` said ({error})"
+        return (None, unread, ""), said
 
 
 def _command_problem(command: Any) -> str:
@@ -209,11 +212,77 @@ def _read_hermes(stdout: str) -> tuple[bool, str, str]:
     return False, "`hermes plugins list` does not list funes", READD.format(agent="hermes")
 
 
+def _read_gemini(stdout: str) -> tuple[bool, str, str]:
+    entry = gemini_extension(stdout)
+    if entry is None:
+        return False, "`gemini extensions list` does not list funes", READD.format(agent="gemini")
+    if not entry.get("isActive", False):
+        return (
+            False,
+            "Gemini CLI lists the funes extension but it is disabled",
+            "enable it: `gemini extensions enable funes`, then start a new session",
+        )
+    server = (entry.get("mcpServers") or {}).get("funes") or {}
+    problem = _command_problem(server.get("command"))
+    if problem:
+        return False, f"Gemini CLI loads funes, but {problem}", READD.format(agent="gemini")
+    return True, f"Gemini CLI loads the funes extension {entry.get('version', '')}".rstrip(), ""
+
+
+def _json_after_notices(said: str) -> Any:
+    """The JSON a CLI printed after notices of its own (Gemini CLI warns about policy files
+    first); ValueError when there is none."""
+    lines = said.splitlines()
+    for start, line in enumerate(lines):
+        if line.startswith(("[", "{")):
+            try:
+                return json.loads("\n".join(lines[start:]))
+            except ValueError:
+                continue
+    raise ValueError("no JSON in the output")
+
+
+def gemini_extension(said: str) -> dict[str, Any] | None:
+    """The funes extension in `gemini extensions list -o json`, when it is the one funes links."""
+    from funes.installers.gemini import extension_dir
+
+    ours = str(extension_dir())
+    for entry in _json_after_notices(said):
+        source = (entry.get("installMetadata") or {}).get("source")
+        if entry.get("name") == "funes" and ours in (source, entry.get("path")):
+            return entry
+    return None
+
+
+def _read_qwen(stdout: str) -> tuple[bool, str, str]:
+    """`qwen mcp list`: `✓ funes: <command> (stdio) - Connected` (it starts each server)."""
+    import re
+
+    plain = re.sub(r"\x1b\[[0-9;]*m", "", stdout)
+    line = next((ln for ln in plain.splitlines() if re.match(r"\W*funes: ", ln)), None)
+    if line is None:
+        return False, "`qwen mcp list` does not list the funes server", READD.format(agent="qwen")
+    command = line.split("funes: ", 1)[1].split(" ")[0]
+    problem = _command_problem(command)
+    if problem:
+        return False, f"Qwen Code lists the funes server, but {problem}", READD.format(agent="qwen")
+    if not line.rstrip().endswith("- Connected"):
+        state = line.rsplit(" - ", 1)[-1].strip()
+        return (
+            False,
+            f"Qwen Code lists the funes server as {state}",
+            f"run `{command} mcp` in a terminal to see why it does not start",
+        )
+    return True, "Qwen Code lists the funes MCP server, connected", ""
+
+
 _ASKERS: dict[str, tuple[str, list[str], Callable[[str], tuple[bool, str, str]]]] = {
     "claude": ("claude", ["plugin", "list", "--json"], _read_claude),
     "codex": ("codex", ["mcp", "list", "--json"], _read_codex),
     "pi": ("pi", ["list"], _read_pi),
     "hermes": ("hermes", ["plugins", "list", "--plain", "--no-bundled"], _read_hermes),
+    "gemini": ("gemini", ["extensions", "list", "--output-format", "json"], _read_gemini),
+    "qwen": ("qwen", ["mcp", "list"], _read_qwen),
 }
 
 
@@ -235,6 +304,8 @@ def newest_transcript(agent: str) -> float | None:
         "claude": (claude_home() / "projects", "*.jsonl"),
         "codex": (codex_home() / "sessions", "*.jsonl*"),
         "pi": (pi_agent_dir() / "sessions", "*.jsonl"),
+        "gemini": (gemini_dir() / "tmp", "session-*.jsonl"),
+        "qwen": (qwen_home() / "projects", "*.jsonl"),
     }
     if agent == "hermes":
         files = [hermes_home() / "state.db"]
@@ -281,6 +352,10 @@ def hook_check(agent: str, record: dict[str, Any]) -> Check:
         "claude": "check `claude plugin list` shows funes@funes enabled; run `funes add claude` "
         "again and start a new session",
         "codex": "run `funes add codex --trust-hooks` (or check `notify` in ~/.codex/config.toml)",
+        "gemini": "check `gemini extensions list` shows funes enabled; run `funes add gemini` "
+        "again and start a new session",
+        "qwen": "check `hooks.Stop` in ~/.qwen/settings.json runs `funes hook qwen`; run "
+        "`funes add qwen` again and start a new session",
     }
     return Check(
         name,

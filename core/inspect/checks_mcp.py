@@ -18,19 +18,28 @@ TOOLS = {"recall", "get", "status"}
 
 def configured_server(agent: str, said: str) -> dict[str, Any] | None:
     """{"command", "args", "env"} of the funes MCP server in what the agent's CLI printed
-    (`claude plugin list --json`, `codex mcp list --json`); None for agents without one."""
-    try:
-        entries = json.loads(said)
-    except ValueError:
-        return None
+    (`claude plugin list --json`, `codex mcp list --json`, `gemini extensions list -o json`);
+    None for agents without one."""
     entry: dict[str, Any]
-    if agent == "claude":
-        entry = next((e for e in entries if e.get("id") == "funes@funes"), {})
-        server = (entry.get("mcpServers") or {}).get("funes")
-    elif agent == "codex":
-        entry = next((e for e in entries if e.get("name") == "funes"), {})
-        server = entry.get("transport")
-    else:
+    try:
+        if agent == "gemini":
+            from funes.inspect.checks_agents import gemini_extension
+
+            server = ((gemini_extension(said) or {}).get("mcpServers") or {}).get("funes")
+        elif agent == "qwen":  # `qwen mcp list` shows no arguments: read what it reads
+            from funes.installers.qwen import settings_path
+
+            settings = json.loads(settings_path().read_text())
+            server = (settings.get("mcpServers") or {}).get("funes")
+        elif agent == "claude":
+            entry = next((e for e in json.loads(said) if e.get("id") == "funes@funes"), {})
+            server = (entry.get("mcpServers") or {}).get("funes")
+        elif agent == "codex":
+            entry = next((e for e in json.loads(said) if e.get("name") == "funes"), {})
+            server = entry.get("transport")
+        else:
+            return None
+    except (OSError, ValueError, AttributeError):
         return None
     if not isinstance(server, dict) or not server.get("command"):
         return None

@@ -21,9 +21,17 @@ import threading
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
-ASK_AGENTS: tuple[str, ...] = ("claude", "codex", "pi", "hermes")
+ASK_AGENTS: tuple[str, ...] = (
+    "claude",
+    "codex",
+    "pi",
+    "hermes",
+    "gemini",
+    "qwen",
+)
 
 # Same defaults as `funes recall`.
 DEFAULT_K = 8
@@ -200,13 +208,17 @@ class StreamUpdate:
 
 @dataclass(frozen=True)
 class AgentCli:
-    name: str  # what the user types: claude | codex | pi | hermes
+    name: str  # what the user types: claude | codex | pi | hermes | gemini | qwen
     binary: str
     argv: Callable[[str], list[str]]  # prompt → arguments after the binary
     read_line: Callable[[str], StreamUpdate]  # one stdout line → what it says
     # True when stdout is the answer itself (no event stream): every line is kept.
     plain_text: bool = False
     extra_env: dict[str, str] = field(default_factory=dict)
+    # Plain stdout → the answer, for agents that print one JSON document at the end.
+    answer_of: Callable[[str], str] | None = None
+    # Files of the agent's own for one run, written in a folder deleted after it → extra env.
+    scratch_env: Callable[[Path], dict[str, str]] | None = None
 
 
 def _json_line(line: str) -> dict[str, Any] | None:
@@ -234,7 +246,8 @@ def _claude_argv(prompt: str) -> list[str]:
     ]
 
 
-def _claude_line(line: str) -> StreamUpdate:
+def _claude_line(line: str, name: str = "claude") -> StreamUpdate:
+    """One event of Claude Code's `stream-json` (Qwen Code prints the same events)."""
     event = _json_line(line)
     if event is None:
         return StreamUpdate()
@@ -245,14 +258,14 @@ def _claude_line(line: str) -> StreamUpdate:
             return StreamUpdate(error=str(text or event.get("subtype") or "error result"))
         return StreamUpdate(answer=text if isinstance(text, str) else "")
     if kind == "system" and event.get("subtype") == "init":
-        return StreamUpdate(status="claude started")
+        return StreamUpdate(status=f"{name} started")
     if kind == "assistant":
         content = (event.get("message") or {}).get("content") or []
         types = {block.get("type") for block in content if isinstance(block, dict)}
         if "thinking" in types:
-            return StreamUpdate(status="claude is thinking")
+            return StreamUpdate(status=f"{name} is thinking")
         if "text" in types:
-            return StreamUpdate(status="claude is writing")
+            return StreamUpdate(status=f"{name} is writing")
     return StreamUpdate()
 
 
@@ -362,6 +375,92 @@ def _pi_line(line: str) -> StreamUpdate:
     return StreamUpdate()
 
 
+def _qwen_argv(prompt: str) -> list[str]:
+    # --safe-mode drops hooks, extensions, skills, MCP servers and QWEN.md but keeps the user's
+    # settings (their model and provider). Its built-in tools cannot be switched off with it, so
+    # the run may call none (`--max-tool-calls 0` ends it at the first) and plans only.
+    return [
+        "-p",
+        prompt,
+        "--safe-mode",
+        "--chat-recording",
+        "false",
+        "--approval-mode",
+        "plan",
+        "--max-tool-calls",
+        "0",
+        "--output-format",
+        "stream-json",
+    ]
+
+
+def _qwen_line(line: str) -> StreamUpdate:
+    return _claude_line(line, "qwen")
+
+
+# Gemini CLI files that say who the user is; a run's own `.gemini` links to them.
+GEMINI_CREDENTIALS = (
+    ".env",
+    "oauth_creds.json",
+    "google_accounts.json",
+    "gemini-credentials.json",
+    "installation_id",
+    "user_id",
+)
+
+
+def _gemini_argv(prompt: str) -> list[str]:
+    from funes.plugins import plugin_dir
+
+    # The admin policy (the highest tier) denies every tool, so none is offered to the model;
+    # the empty working folder is trusted for the run, so folder trust never blocks it.
+    deny_all = plugin_dir("gemini") / "ask-policy.toml"
+    return [
+        "-p",
+        prompt,
+        "--output-format",
+        "json",
+        "--admin-policy",
+        str(deny_all),
+        "--skip-trust",
+    ]
+
+
+def _gemini_home(scratch: Path) -> dict[str, str]:
+    """A `.gemini` for one run (`GEMINI_CLI_HOME`): the user's settings (their model and how
+    they sign in) without hooks and MCP servers, hooks off, no extensions, links to their
+    credentials; the session Gemini CLI records goes there and is deleted with it."""
+    from funes.paths import gemini_dir
+
+    user, own = gemini_dir(), scratch / ".gemini"
+    own.mkdir(parents=True)
+    try:
+        settings = json.loads((user / "settings.json").read_text())
+    except (OSError, ValueError):
+        settings = {}
+    if not isinstance(settings, dict):
+        settings = {}
+    for key in ("hooks", "mcpServers", "mcp", "context"):
+        settings.pop(key, None)
+    settings["hooksConfig"] = {"enabled": False}
+    (own / "settings.json").write_text(json.dumps(settings))
+    for name in GEMINI_CREDENTIALS:
+        if (user / name).exists():
+            (own / name).symlink_to(user / name)
+    return {"GEMINI_CLI_HOME": str(scratch)}
+
+
+def _gemini_answer(stdout: str) -> str:
+    """The `response` of Gemini CLI's `--output-format json` document ("" when it failed)."""
+    start = stdout.find("{")
+    try:
+        document = json.loads(stdout[start:]) if start >= 0 else {}
+    except ValueError:
+        return ""
+    response = document.get("response") if isinstance(document, dict) else None
+    return response if isinstance(response, str) else ""
+
+
 def _hermes_argv(prompt: str) -> list[str]:
     # `-t` limits the tools offered to the model to the named toolsets; `context_engine` has
     # none unless a context engine is configured. `--source tool` keeps the run out of the
@@ -396,6 +495,16 @@ AGENT_CLIS: dict[str, AgentCli] = {
         _hermes_line,
         plain_text=True,
         extra_env={"HERMES_SAFE_MODE": "1"},
+    ),
+    "qwen": AgentCli("qwen", "qwen", _qwen_argv, _qwen_line),
+    "gemini": AgentCli(
+        "gemini",
+        "gemini",
+        _gemini_argv,
+        _hermes_line,
+        plain_text=True,
+        answer_of=_gemini_answer,
+        scratch_env=_gemini_home,
     ),
 }
 
@@ -438,7 +547,12 @@ def run_agent(
         progress(f"asking {cli.name}")
     # An empty working folder: no project context files, nothing to read, no session recorded
     # under the user's project.
-    with tempfile.TemporaryDirectory(prefix="funes-ask-") as workdir:
+    with (
+        tempfile.TemporaryDirectory(prefix="funes-ask-") as workdir,
+        tempfile.TemporaryDirectory(prefix="funes-ask-scratch-") as scratch,
+    ):
+        if cli.scratch_env is not None:
+            env.update(cli.scratch_env(Path(scratch)))
         child = subprocess.Popen(
             [binary, *cli.argv(prompt)],
             stdin=subprocess.DEVNULL,
@@ -481,6 +595,8 @@ def run_agent(
         drain.join(timeout=5)
     if cli.plain_text:
         answer = "\n".join(plain).strip("\n")
+        if cli.answer_of is not None:
+            answer = cli.answer_of(answer)
     tail = "\n".join(stderr_tail).strip()
     if timed_out:
         raise AgentFailed(cli.name, None, f"no answer after {timeout_s:.0f} s")

@@ -15,11 +15,21 @@ __all__ = ["ReadResult", "Resume", "TraceSource", "all_sources", "source_for"]
 def all_sources() -> list[TraceSource]:
     from funes.traces.claude import ClaudeSource
     from funes.traces.codex import CodexSource
+    from funes.traces.gemini import GeminiSource
     from funes.traces.hermes import HermesSource
     from funes.traces.parquet import ParquetSource
     from funes.traces.pi import PiSource
+    from funes.traces.qwen import QwenSource
 
-    return [ClaudeSource(), CodexSource(), PiSource(), HermesSource(), ParquetSource()]
+    return [
+        ClaudeSource(),
+        CodexSource(),
+        PiSource(),
+        HermesSource(),
+        GeminiSource(),
+        QwenSource(),
+        ParquetSource(),
+    ]
 
 
 def source_for(harness: str) -> TraceSource:

@@ -14,7 +14,15 @@ from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from funes.paths import claude_home, codex_home, hermes_home, is_within, pi_agent_dir
+from funes.paths import (
+    claude_home,
+    codex_home,
+    gemini_dir,
+    hermes_home,
+    is_within,
+    pi_agent_dir,
+    qwen_home,
+)
 from funes.traces.jsonl import open_stream, split_objects
 from funes.traces.sqlite import connect_readonly
 
@@ -62,7 +70,16 @@ def sniff_record(record: dict) -> str:
         return "hermes"
     if record.get("version") == "hermes-agent":  # `hermes sessions export --format trace`
         return "hermes"
+    if "projectHash" in record and "sessionId" in record:  # Gemini CLI's header line
+        return "gemini"
+    message = record.get("message")
+    if "uuid" in record and ("provenance" in record or _has_parts(message)):  # Qwen Code
+        return "qwen"
     return "claude_code"
+
+
+def _has_parts(message: object) -> bool:
+    return isinstance(message, dict) and "parts" in message
 
 
 def _is_hermes_db(path: Path) -> bool:
@@ -91,6 +108,16 @@ def _is_hermes_json(path: Path) -> bool:
     return '"messages"' in head and '"session_id"' in head
 
 
+def _is_gemini_json(path: Path) -> bool:
+    """A Gemini CLI session from before it wrote JSONL: one document opening with its header."""
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(SNIFF_CHUNK).decode("utf-8", errors="replace")
+    except OSError:
+        return False
+    return '"projectHash"' in head and '"sessionId"' in head
+
+
 # classify(path) is asked for every file of a folder being indexed, and by `owns`, and answering
 # may open the file; remember answers while the file and the agents' roots stay put.
 _answers: dict[tuple[object, ...], str | None] = {}
@@ -98,12 +125,13 @@ _MAX_ANSWERS = 100_000
 
 
 def classify(path: Path) -> str | None:
-    """claude_code | codex | pi | hermes | parquet, or None when no source reads this file."""
+    """claude_code | codex | pi | hermes | gemini | qwen | parquet, or None when no source reads
+    this file."""
     try:
         stat = path.stat()
     except OSError:
         return _classify(path)
-    roots = (claude_home(), codex_home(), pi_agent_dir(), hermes_home())
+    roots = (claude_home(), codex_home(), pi_agent_dir(), hermes_home(), gemini_dir(), qwen_home())
     key = (str(path), stat.st_size, stat.st_mtime_ns, roots)
     if key not in _answers:
         if len(_answers) >= _MAX_ANSWERS:
@@ -121,6 +149,8 @@ def _classify(path: Path) -> str | None:
     if name.endswith(".json"):
         if name.startswith("request_dump"):  # API dumps may hold credentials: never read
             return None
+        if name.startswith("session-") and _is_gemini_json(path):
+            return "gemini"
         return "hermes" if _is_hermes_json(path) else None
     if not name.endswith(JSONL_SUFFIXES):
         return None
@@ -133,6 +163,11 @@ def _classify(path: Path) -> str | None:
     for root, harness in by_location:
         if is_within(path, root):
             return harness
+    # Beside their sessions these agents keep other JSONL (logs, usage records): not read.
+    if is_within(path, gemini_dir()):
+        return "gemini" if is_within(path, gemini_dir() / "tmp") and "chats" in path.parts else None
+    if is_within(path, qwen_home()):
+        return "qwen" if is_within(path, qwen_home() / "projects") else None
     record = _first_record(path)
     return sniff_record(record) if record is not None else "claude_code"
 
@@ -146,6 +181,8 @@ WALKED_NAMES: dict[str, Callable[[str], bool]] = {
     "codex": lambda name: name.endswith((".jsonl", ".jsonl.zst")),
     "pi": lambda name: name.endswith(".jsonl"),
     "hermes": lambda name: Path(name).suffix in (".db", ".json", ".jsonl"),
+    "gemini": lambda name: name.endswith((".jsonl", ".json")),
+    "qwen": lambda name: name.endswith(".jsonl"),
     "parquet": lambda name: name.lower().endswith(".parquet"),
 }
 
