@@ -210,9 +210,23 @@ class _IndexRun:
             return
         same_reader = recorded is not None and recorded.harness == unit.source.harness
         resume = self.state.resume_of(unit.key) if same_reader else None
-        result = unit.source.read(unit.path, resume or None)
+        try:
+            result = unit.source.read(unit.path, resume or None)
+        except FileNotFoundError:
+            # Deleted (or moved) since the sweep listed it: nothing left to read.
+            self.report.warnings.append(f"{unit.key}: vanished while indexing; skipped")
+            self.state.skipped.pop(unit.key, None)
+            return
+        except (OSError, RecursionError, UnicodeError, ValueError) as error:
+            # One transcript funes cannot read must never stop the rest from being indexed;
+            # it is not recorded as read, so every later run tries it again.
+            why = f"cannot be read ({type(error).__name__}: {str(error)[:120]}); skipped"
+            self.report.warnings.append(f"{unit.key}: {why}")
+            self.state.note_skipped(unit.key, [f"{unit.key}: {why}"])
+            return
         self.report.units_read += 1
         self.report.warnings.extend(result.warnings)
+        self.state.note_skipped(unit.key, [w for w in result.warnings if w.endswith("skipped")])
         chunks: list[Chunk] = []
         sessions: set[str] = set(recorded.sessions) if recorded else set()
         for turn in self.gate.admit(result.turns):

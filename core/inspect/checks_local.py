@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from funes.inspect.doctor import Check
+from funes.inspect.doctor import Check, warning
 from funes.paths import funes_home, local_memory_dir
 
 # A backlog is normal while hooks catch up; one untouched this long means nothing is working it.
@@ -224,7 +224,22 @@ def backlog_checks() -> list[Check]:
         )
     )
     checks.append(_second_pass_check())
+    checks.append(_skipped_check(state.skipped))
     return checks
+
+
+def _skipped_check(skipped: dict[str, list[str]]) -> Check:
+    """Transcript lines (or whole transcripts) the indexer could not read and left out."""
+    if not skipped:
+        return Check("unreadable transcripts", True, "none")
+    lines = [w for warnings in skipped.values() for w in warnings]
+    shown = "; ".join(lines[:3]) + (f"; … {len(lines) - 3} more" if len(lines) > 3 else "")
+    return warning(
+        "unreadable transcripts",
+        f"{len(skipped)} transcript(s) hold lines funes could not read and left out "
+        f"(the rest is indexed): {shown}",
+        "repair or delete those lines in the agent's transcript if they matter, then `funes index`",
+    )
 
 
 def _second_pass_check() -> Check:
