@@ -2,13 +2,16 @@
 
 Readers take no lock (Lance gives them a consistent snapshot). A second writer waits up to
 `wait_s` and then gives up with `LockBusy`; the kernel drops the lock when a holder dies, so a
-killed run never wedges the memory.
+killed run never wedges the memory. Within one thread the lock is re-entrant: `forget` holds it
+from its plan to its last write, and the steps it calls take it again without waiting on
+themselves (a second flock on the same file from the same process would).
 """
 
 from __future__ import annotations
 
 import fcntl
 import os
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -25,11 +28,22 @@ def lock_path() -> Path:
     return funes_home() / "writer.lock"
 
 
+_held = threading.local()  # .depth: how many writer_lock blocks this thread is inside
+
+
 @contextmanager
 def writer_lock(wait_s: float = 10.0, poll_s: float = 0.1) -> Iterator[None]:
+    depth = getattr(_held, "depth", 0)
+    if depth:
+        _held.depth = depth + 1
+        try:
+            yield
+        finally:
+            _held.depth = depth
+        return
     path = lock_path()
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
     deadline = time.monotonic() + wait_s
     try:
         while True:
@@ -44,6 +58,10 @@ def writer_lock(wait_s: float = 10.0, poll_s: float = 0.1) -> Iterator[None]:
                 time.sleep(poll_s)
         os.ftruncate(fd, 0)
         os.write(fd, f"{os.getpid()}\n".encode())
-        yield
+        _held.depth = 1
+        try:
+            yield
+        finally:
+            _held.depth = 0
     finally:
         os.close(fd)  # closing releases the flock

@@ -138,6 +138,20 @@ class IndexState:
             kept = [*self.skipped.get(key, []), *warnings]
             self.skipped[key] = list(dict.fromkeys(kept))[-MAX_SKIPPED_SHOWN:]
 
+    def forget_resume_points(self, sessions: set[str]) -> int:
+        """Delete the resume points (which hold a transcript's open turn in full text) of every
+        unit that held one of `sessions`; return how many. Such a unit is read again from its
+        start when it next changes."""
+        dropped = 0
+        for key, unit in self.units.items():
+            if sessions.isdisjoint(unit.sessions):
+                continue
+            _resume_file(self._path(), key).unlink(missing_ok=True)
+            unit.resume = None
+            self.dirty.discard(key)
+            dropped += 1
+        return dropped
+
     def record(self, key: str, unit: UnitState) -> None:
         self.units[key] = unit
         self.dirty.add(key)
