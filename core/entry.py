@@ -11,6 +11,9 @@ import sys
 
 
 def main() -> None:
+    from funes.paths import keep_private
+
+    keep_private()
     argv = sys.argv[1:]
     if len(argv) >= 2 and argv[0] == "hook" and argv[1] not in ("-h", "--help"):
         from funes.integrations.hook import run_hook

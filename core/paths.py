@@ -12,9 +12,44 @@ def funes_home() -> Path:
     return Path(env).expanduser() if env else Path.home() / ".funes"
 
 
+# A memory of someone's work is theirs alone: what funes creates is 0700 folders, 0600 files.
+PRIVATE_UMASK = 0o077
+
+
+def keep_private() -> None:
+    """Make everything this process creates its owner's only (the umask: it covers the files
+    Lance writes too), and tighten a `$FUNES_HOME` an older funes left readable to others.
+
+    The walk runs only while the home folder itself is open to others: once it is 0700,
+    nothing below it can be reached by anyone else, and everything made since is private."""
+    os.umask(PRIVATE_UMASK)
+    home = funes_home()
+    try:
+        loose = home.is_dir() and home.stat().st_mode & 0o077
+    except OSError:
+        return
+    if loose:
+        tighten(home)
+
+
+def tighten(folder: Path) -> None:
+    """chmod go-rwx on `folder` and everything below it (links are left alone)."""
+    for root, dirs, files in os.walk(folder):
+        for name in [*dirs, *files]:
+            path = os.path.join(root, name)
+            try:
+                st = os.lstat(path)
+                if not os.path.islink(path) and st.st_mode & 0o077:
+                    os.chmod(path, st.st_mode & 0o7700)
+            except OSError:
+                continue  # vanished meanwhile, or not ours: the folder above still hides it
+    os.chmod(folder, os.stat(folder).st_mode & 0o7700)
+
+
 def ensure_writable_home() -> Path:
     """Create `$FUNES_HOME` if needed and prove a file can be written in it (OSError if not),
     before a command changes anything elsewhere."""
+    keep_private()
     home = funes_home()
     home.mkdir(parents=True, exist_ok=True)
     probe = home / f".write-probe-{os.getpid()}"

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from funes.paths import funes_home
+from funes.paths import PRIVATE_UMASK, funes_home, keep_private
 
 
 class LockBusy(Exception):
@@ -41,6 +41,19 @@ def writer_lock(wait_s: float = 10.0, poll_s: float = 0.1) -> Iterator[None]:
         finally:
             _held.depth = depth
         return
+    # Every write to a memory goes through here, library callers' too: what it writes is
+    # private, and a library caller's own umask comes back afterwards.
+    previous = os.umask(PRIVATE_UMASK)
+    try:
+        keep_private()
+        with _flock(wait_s, poll_s):
+            yield
+    finally:
+        os.umask(previous)
+
+
+@contextmanager
+def _flock(wait_s: float, poll_s: float) -> Iterator[None]:
     path = lock_path()
     path.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
