@@ -81,7 +81,7 @@ def test_forget_while_an_index_runs_waits_for_it_and_finishes() -> None:
         time.sleep(0.5)
         forgot = funes("forget", "--session", "sess-during", "--yes")
     finally:
-        out, err = running.communicate(timeout=300)
+        _out, err = running.communicate(timeout=300)
     assert running.returncode == 0, err
     assert forgot.returncode == 0, forgot.stderr
     assert len(tombstones()) == 1

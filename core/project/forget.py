@@ -18,7 +18,6 @@ from typing import Any
 
 from funes.index.tombstones import LOCAL, Tombstone, memory_key, save
 
-
 # How long a forget waits for a running index (or hook worker) to finish writing.
 LOCK_WAIT_S = 120.0
 
