@@ -24,16 +24,22 @@ def friendly_errors(args: Sequence[str]) -> Iterator[None]:
     home = funes_home()
     if home.exists() and not home.is_dir():
         raise click.ClickException(_home_is_a_file(home))
+    from funes.index.diskfull import DiskFull, disk_full, is_disk_full, needed_for_memory
     from funes.index.store import MemoryUnavailable
 
     try:
         yield
-    except MemoryUnavailable as error:
+    except (MemoryUnavailable, DiskFull) as error:
         raise click.ClickException(str(error)) from None
     except click.ClickException as error:
         # A command that reports a failed search in its own words (`recall`: "vector search
         # failed (lance error: …) — run `funes index`") would send the user to a fix that does
         # not mend a damaged file: name the damage and the way out instead.
+        if is_disk_full(error) and "disk" not in error.message:
+            label = memory_label(memory_spec_in(args))
+            where = Path(label)
+            needed = needed_for_memory(where) if where.is_dir() else 0
+            raise click.ClickException(str(disk_full(where, needed))) from None
         if is_damaged_memory(error) and "damaged" not in error.message:
             first = error.message.split("(", 1)[-1]
             raise click.ClickException(
@@ -52,6 +58,11 @@ def describe(error: BaseException, memory_spec: str | None = None) -> str | None
     from funes.paths import funes_home, is_within
 
     home = funes_home()
+    from funes.index.diskfull import disk_full, is_disk_full, needed_for_memory
+
+    if is_disk_full(error):  # before the damage test: Lance words both alike
+        where = Path(memory_label(memory_spec))
+        return str(disk_full(where, needed_for_memory(where) if where.is_dir() else 0))
     if is_damaged_memory(error):
         return damaged_memory_message(memory_label(memory_spec), error)
     if not isinstance(error, OSError):
@@ -94,7 +105,7 @@ def is_damaged_memory(error: BaseException) -> bool:
 
 def damaged_memory_message(label: str, error: BaseException) -> str:
     detail = str(error).splitlines()[0] if str(error) else type(error).__name__
-    detail = detail.split(", /rustc/")[0]  # lance appends the Rust source location
+    detail = without_source_paths(detail)
     if len(detail) > 160:
         detail = detail[:157] + "…"
     from funes.memory_spec import is_remote_spec
@@ -108,6 +119,14 @@ def damaged_memory_message(label: str, error: BaseException) -> str:
     else:
         rebuild = f"move it aside (`mv {label} {label}.damaged`), then rebuild: `funes index --all`"
     return f"memory {label} is damaged ({detail}): {rebuild}"
+
+
+def without_source_paths(text: str) -> str:
+    """`text` cut before the Rust source location Lance appends (`, /rustc/…` or a crate's
+    `, /…/.cargo/registry/src/…`): it means nothing to a user."""
+    import re
+
+    return re.split(r",\s*/\S*(?:rustc|\.cargo|\.rs:)", text)[0]
 
 
 def memory_spec_in(args: Sequence[str]) -> str | None:

@@ -144,15 +144,23 @@ def index(
     with writer_lock(wait_s=lock_wait_s):
         run = _IndexRun(report, notify, memory_path, model)
         notify("start", {"units": len(units)})
-        for position, unit in enumerate(units):
-            # Every run reads at least one unit, so a backlog always shrinks.
-            over_budget = budget is not None and time.monotonic() - started > budget
-            if over_budget and report.units_read > 0:
-                report.backlog = [u.key for u in units[position:] if run.needs_reading(u)]
-                break
-            run.index_unit(unit)
-            notify("unit", {"done": position + 1, "units": len(units), "path": unit.key})
-        run.finish(maintain)
+        try:
+            for position, unit in enumerate(units):
+                # Every run reads at least one unit, so a backlog always shrinks.
+                over_budget = budget is not None and time.monotonic() - started > budget
+                if over_budget and report.units_read > 0:
+                    report.backlog = [u.key for u in units[position:] if run.needs_reading(u)]
+                    break
+                run.index_unit(unit)
+                notify("unit", {"done": position + 1, "units": len(units), "path": unit.key})
+            run.finish(maintain)
+        except (OSError, RuntimeError) as error:
+            from funes.index.diskfull import disk_full, is_disk_full, needed_for_memory
+
+            if not is_disk_full(error):
+                raise
+            unread = [u.path for u in units if run.needs_reading(u)]
+            raise disk_full(run.store.path, needed_for_memory(run.store.path, unread)) from None
     report.elapsed_s = time.monotonic() - started
     notify("end", report.as_dict())
     return report
