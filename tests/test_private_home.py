@@ -4,12 +4,14 @@ write."""
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 import subprocess
 from pathlib import Path
 
-from trust_fixtures import FUNES, claude_transcript
+import pytest
+from trust_fixtures import FUNES, claude_transcript, funes
 
 from funes.paths import funes_home
 
@@ -55,4 +57,40 @@ def test_an_existing_open_home_is_tightened_on_the_next_write() -> None:
 
     claude_transcript("sess-open", ["the staging password rotation", "done", "and prod"])
     funes_at_umask("022", "index", "--all")
+    assert open_to_others(home) == []
+
+
+def test_doctor_fails_on_a_home_it_cannot_write_where_index_fails_too() -> None:
+    claude_transcript("sess-ro", ["the read-only home", "noted"])
+    assert funes("index", "--all").returncode == 0
+    home = funes_home()
+    # A read-only mount refuses root too, so the test does not lean on a mode root ignores.
+    bound = subprocess.run(["mount", "--bind", str(home), str(home)], capture_output=True)
+    if bound.returncode != 0:
+        pytest.skip(f"cannot bind-mount here: {bound.stderr.decode().strip()}")
+    try:
+        subprocess.run(["mount", "-o", "remount,bind,ro", str(home)], check=True)
+        claude_transcript("sess-ro", ["the read-only home", "noted", "a new turn"])
+        assert funes("index", "--all").returncode != 0
+        doctor = funes("doctor", "--json")
+        assert doctor.returncode == 1
+        checks = {c["name"]: c for c in json.loads(doctor.stdout)["checks"]}
+        assert checks["funes home"]["status"] == "fail", checks["funes home"]
+        assert "cannot write" in checks["funes home"]["detail"]
+        assert checks["writer lock"]["status"] == "fail", checks["writer lock"]
+    finally:
+        subprocess.run(["umount", str(home)], check=False)
+
+
+def test_doctor_names_an_open_home_and_fix_makes_it_private() -> None:
+    claude_transcript("sess-fix", ["the home left open", "noted"])
+    assert funes("index", "--all").returncode == 0
+    home = funes_home()
+    os.chmod(home, 0o755)
+    checks = {c["name"]: c for c in json.loads(funes("doctor", "--json").stdout)["checks"]}
+    assert (
+        checks["funes home"]["status"] == "fail" and "other users" in checks["funes home"]["detail"]
+    )
+    fixed = {c["name"]: c for c in json.loads(funes("doctor", "--fix", "--json").stdout)["checks"]}
+    assert fixed["funes home"]["ok"], fixed["funes home"]
     assert open_to_others(home) == []

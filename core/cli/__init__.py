@@ -50,13 +50,12 @@ class LazyGroup(click.Group):
 
     def invoke(self, ctx: click.Context) -> object:
         from funes.cli.errors import friendly_errors
-        from funes.paths import PRIVATE_UMASK, keep_private
+        from funes.paths import PRIVATE_UMASK
 
-        # Also when run as `python -m funes.cli` or in-process (tests), not by the console
-        # script; an in-process caller gets its own umask back.
+        # What any command creates is private (also when run as `python -m funes.cli` or
+        # in-process, not by the console script); an in-process caller gets its umask back.
         previous = os.umask(PRIVATE_UMASK)
         try:
-            keep_private()
             # The command line after `funes` (click 9 keeps it all in `args`), to name --memory.
             argv = [*getattr(ctx, "_protected_args", []), *ctx.args]
             with friendly_errors(argv):

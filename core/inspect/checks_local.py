@@ -24,6 +24,58 @@ LONG_LOCK_S = 60 * 60
 FREE_DISK_MIN = 1 << 30
 
 
+def home_checks() -> list[Check]:
+    """Can funes write where it keeps everything (what `index` needs), and is it private?"""
+    home = funes_home()
+    if not home.exists():
+        return [Check("funes home", True, f"{home} will be created on the first write")]
+    if not home.is_dir():
+        return [Check("funes home", False, f"{home} is a file", "point FUNES_HOME at a folder")]
+    unwritable = []
+    for folder in (home, local_memory_dir(), local_memory_dir() / "chunks.lance" / "data"):
+        if folder.is_dir() and not _can_write(folder):
+            unwritable.append(str(folder))
+    if unwritable:
+        return [
+            Check(
+                "funes home",
+                False,
+                f"cannot write {', '.join(unwritable)}: indexing, forget and repairs fail",
+                f"make {home} writable by you (or set FUNES_HOME to a folder you own)",
+            )
+        ]
+    if home.stat().st_mode & 0o077:
+        return [
+            Check(
+                "funes home",
+                False,
+                f"{home} is readable by other users (mode {home.stat().st_mode & 0o777:o})",
+                "`funes doctor --fix` makes it yours alone (so does the next funes write)",
+                _tighten_home,
+            )
+        ]
+    return [Check("funes home", True, f"{home}: writable, private to you")]
+
+
+def _can_write(folder: Path) -> bool:
+    """Whether a file can be created in `folder`, tried for real (root passes a mode check
+    that a read-only mount still refuses)."""
+    probe = folder / f".doctor-probe-{os.getpid()}"
+    try:
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError:
+        return False
+    return True
+
+
+def _tighten_home() -> str:
+    from funes.paths import keep_private
+
+    keep_private()
+    return "removed other users' access"
+
+
 def memory_checks() -> list[Check]:
     from funes.index.store import ChunkStore, memory_exists
 
@@ -319,6 +371,18 @@ def lock_checks() -> list[Check]:
 
     path = lock_path()
     held, pid, age = lock_holder(path)
+    if not held and path.parent.is_dir():
+        try:
+            os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
+        except OSError as error:
+            return [
+                Check(
+                    "writer lock",
+                    False,
+                    f"{path} cannot be taken ({error.strerror}): no write can start",
+                    f"make {path.parent} writable by you",
+                )
+            ]
     if not held:
         return [Check("writer lock", True, "free")]
     who = _describe_pid(pid)

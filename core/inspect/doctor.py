@@ -57,6 +57,7 @@ def probes(deep: bool = False) -> list[Probe]:
     from funes.inspect import checks_agents, checks_local, checks_remote
 
     return [
+        checks_local.home_checks,
         checks_local.memory_checks,
         checks_local.backlog_checks,
         checks_local.lock_checks,
