@@ -105,6 +105,8 @@ def is_damaged_memory(error: BaseException) -> bool:
 
 def damaged_memory_message(label: str, error: BaseException) -> str:
     detail = str(error).splitlines()[0] if str(error) else type(error).__name__
+    from funes.lance import without_source_paths
+
     detail = without_source_paths(detail)
     if len(detail) > 160:
         detail = detail[:157] + "…"
@@ -116,17 +118,18 @@ def damaged_memory_message(label: str, error: BaseException) -> str:
 
         copy = RemoteCache(parse_remote_spec(label)).dir
         rebuild = f"delete this machine's copy (`rm -r {copy}`) and read it again"
+    elif "_indices" in str(error):  # derived from the rows: rebuilt, nothing lost
+        return (
+            f"an index of memory {label} cannot be read ({detail}): `funes doctor --fix` "
+            "rebuilds it from the stored rows"
+        )
     else:
-        rebuild = f"move it aside (`mv {label} {label}.damaged`), then rebuild: `funes index --all`"
+        rebuild = (
+            "`funes doctor --fix` falls back to the last version that reads whole, if one is "
+            f"kept; otherwise move it aside (`mv {label} {label}.damaged`), then rebuild: "
+            "`funes index --all`"
+        )
     return f"memory {label} is damaged ({detail}): {rebuild}"
-
-
-def without_source_paths(text: str) -> str:
-    """`text` cut before the Rust source location Lance appends (`, /rustc/…` or a crate's
-    `, /…/.cargo/registry/src/…`): it means nothing to a user."""
-    import re
-
-    return re.split(r",\s*/\S*(?:rustc|\.cargo|\.rs:)", text)[0]
 
 
 def memory_spec_in(args: Sequence[str]) -> str | None:

@@ -268,6 +268,26 @@ class _IndexRun:
                 self.notify("maintain", {"step": name})
 
             self.report.maintenance = run_maintenance(self.store, progress=step)
+            self._check_readable()
+
+    def _check_readable(self) -> None:
+        """What recall opens must open: an index that lost its files is rebuilt from the rows
+        (nothing is lost), a data file that cannot be read fails the run (after the new rows
+        are stored) instead of leaving recall to find out."""
+        from funes.index.integrity import rebuild_indexes, unreadable_data, unreadable_indexes
+        from funes.index.store import MemoryUnavailable
+
+        broken = unreadable_indexes(self.store)
+        if broken:
+            self.report.maintenance += rebuild_indexes(self.store, broken)
+        damage = unreadable_data(self.store, ["id"])
+        if damage:
+            path = self.store.path
+            raise MemoryUnavailable(
+                f"memory {path} is damaged ({damage}); the new turns were stored, but rows "
+                f"are lost: move it aside (`mv {path} {path}.damaged`), then rebuild: "
+                "`funes index --all`"
+            )
 
     def _redact_turn(self, turn: Turn) -> None:
         for block in turn.blocks:

@@ -152,6 +152,15 @@ class IndexState:
             dropped += 1
         return dropped
 
+    def read_everything_again(self) -> None:
+        """Forget how far each unit was read: the next run reads every transcript from its start
+        (what is still stored is skipped by chunk id). For a memory that lost rows."""
+        for key, unit in self.units.items():
+            unit.signature = ""
+            unit.resume = None
+            _resume_file(self._path(), key).unlink(missing_ok=True)
+        self.dirty.clear()
+
     def record(self, key: str, unit: UnitState) -> None:
         self.units[key] = unit
         self.dirty.add(key)

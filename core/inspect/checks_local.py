@@ -93,12 +93,18 @@ def memory_checks() -> list[Check]:
         store = ChunkStore.open(path)
         rows = store.count()
     except Exception as error:
+        from funes.lance import without_source_paths
+
+        reason = without_source_paths(str(error).strip().splitlines()[0] if str(error) else "")
         return [
             Check(
                 "memory",
                 False,
-                f"{path} cannot be opened: {error}",
-                f"move {path} aside and rebuild it with `funes index --all`",
+                f"{path}: its newest version cannot be opened ({reason[:160]})",
+                "`funes doctor --fix` falls back to the newest earlier version that reads whole "
+                "(`funes index` then restores the newest turns from the transcripts); if none "
+                f"does, move {path} aside and rebuild it with `funes index --all`",
+                _fall_back_repair,
             )
         ]
     checks = [_model_check(store, rows, path), _data_check(store, rows, path)]
@@ -110,19 +116,34 @@ def _data_check(store: Any, rows: int, path: Path) -> Check:
     """Every stored row read back, every column: a truncated or damaged data file (a full disk,
     a copy cut short) shows here, not only when a recall happens to touch it. About a second per
     100k chunks."""
-    rebuild = f"move {path} aside and rebuild it from the transcripts with `funes index --all`"
-    read = 0
-    try:
-        for batch in store.table.search().limit(max(rows, 1)).to_batches(8192):
-            read += batch.num_rows
-    except Exception as error:
-        lines = str(error).strip().splitlines()
-        reason = lines[0][:160] if lines else type(error).__name__
-        detail = f"{path}: a data file cannot be read ({reason})"
-        return Check("stored data", False, detail, rebuild)
-    if read != rows:
-        return Check("stored data", False, f"{path}: {read} of {rows} rows could be read", rebuild)
+    from funes.index.integrity import unreadable_data
+
+    damage = unreadable_data(store)
+    if damage:
+        rebuild = f"move {path} aside and rebuild it from the transcripts with `funes index --all`"
+        return Check("stored data", False, f"{path}: {damage}", rebuild)
     return Check("stored data", True, f"all {rows} rows read back")
+
+
+def _fall_back_repair() -> str:
+    from funes.index.integrity import fall_back
+    from funes.index.lock import writer_lock
+    from funes.index.state import IndexState
+    from funes.index.store import ChunkStore
+    from funes.inspect.storage import maintain
+
+    with writer_lock(wait_s=30.0):
+        moved = fall_back(local_memory_dir())
+        if moved is None:
+            return "no earlier version reads whole either; nothing was changed"
+        state = IndexState.load()
+        state.read_everything_again()  # the rows only the damaged versions held come back
+        state.save()
+        maintain(ChunkStore.open(local_memory_dir()))  # indexes the earlier version lacked
+    return (
+        f"set {moved} damaged version(s) aside; run `funes index --all` to restore what "
+        "they held from the transcripts"
+    )
 
 
 def _model_check(store: object, rows: int, path: Path) -> Check:
@@ -143,12 +164,14 @@ def _model_check(store: object, rows: int, path: Path) -> Check:
 
 
 def _index_checks(store: object, rows: int) -> list[Check]:
+    from funes.index.integrity import unreadable_indexes
     from funes.index.maintenance import health
     from funes.inspect.storage import VERSIONS_WARN, old_versions
 
     view = health(store)
     due = list(view.due)
     repair = _maintain_repair()
+    broken = {index.column: index for index in unreadable_indexes(store)}
 
     def take(step: str) -> bool:
         if step in due:
@@ -156,7 +179,16 @@ def _index_checks(store: object, rows: int) -> list[Check]:
             return True
         return False
 
-    if rows == 0:
+    if "text" in broken:
+        fulltext = Check(
+            "full-text index",
+            False,
+            f"cannot be read ({broken.pop('text').error[:160]}): recall finds passages by "
+            "vector search only",
+            "`funes doctor --fix` rebuilds it from the stored rows",
+            repair,
+        )
+    elif rows == 0:
         fulltext = Check("full-text index", True, "nothing to index yet (the memory is empty)")
     elif take("build full-text index") or not view.fts_indexed:
         fulltext = Check(
@@ -197,6 +229,17 @@ def _index_checks(store: object, rows: int) -> list[Check]:
             else f"none: vector search is exact over {rows} rows (no index needed yet)",
         )
     checks = [fulltext, vector]
+    if broken:
+        names = ", ".join(f"{i.name} ({i.error[:120]})" for i in broken.values())
+        checks.append(
+            Check(
+                "indexes",
+                False,
+                f"cannot be read: {names}: recall fails",
+                "`funes doctor --fix` rebuilds them from the stored rows",
+                repair,
+            )
+        )
     if due:
         checks.append(
             Check(
@@ -234,12 +277,15 @@ def _index_checks(store: object, rows: int) -> list[Check]:
 
 def _maintain_repair():  # -> Callable[[], str]
     def repair() -> str:
+        from funes.index.integrity import rebuild_indexes, unreadable_indexes
         from funes.index.lock import writer_lock
         from funes.index.store import ChunkStore
         from funes.inspect.storage import maintain
 
         with writer_lock(wait_s=30.0):
-            done = maintain(ChunkStore.open(local_memory_dir()))
+            store = ChunkStore.open(local_memory_dir())
+            done = rebuild_indexes(store, unreadable_indexes(store))
+            done += maintain(store)
         return "; ".join(done) or "nothing needed doing"
 
     return repair
