@@ -131,3 +131,21 @@ def test_index_rebuilds_a_lost_fulltext_index_rather_than_leave_recall_without_i
     assert run.returncode == 0, run.stderr
     assert any("rebuilt index text_idx" in step for step in json.loads(run.stdout)["maintenance"])
     assert recall_trouble() == ""
+
+
+def test_what_doctor_could_not_confirm_is_a_warning_not_a_pass(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from funes.installers.base import InstallReport
+    from funes.integrations.agents import record_install
+
+    record_install("claude", InstallReport(agent="claude"), None)
+    monkeypatch.setenv("PATH", str(tmp_path / "empty-bin"))  # no `claude` to ask
+    code, checks = doctor()
+    loaded, hook = checks["claude: loaded"], checks["claude: hook"]
+    assert loaded["status"] == "warn" and not loaded["ok"], loaded
+    assert "not on PATH" in loaded["detail"]
+    assert hook["status"] == "warn" and "never fired" in hook["detail"], hook
+    human = cli("doctor").output
+    assert "WARN claude: loaded" in human and "all " not in human.splitlines()[-1]
+    assert code != 0
