@@ -2,16 +2,13 @@
 
 Readers take no lock (Lance gives them a consistent snapshot). A second writer waits up to
 `wait_s` and then gives up with `LockBusy`; the kernel drops the lock when a holder dies, so a
-killed run never wedges the memory. Within one thread the lock is re-entrant: `forget` holds it
-from its plan to its last write, and the steps it calls take it again without waiting on
-themselves (a second flock on the same file from the same process would).
+killed run never wedges the memory.
 """
 
 from __future__ import annotations
 
 import fcntl
 import os
-import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -28,19 +25,8 @@ def lock_path() -> Path:
     return funes_home() / "writer.lock"
 
 
-_held = threading.local()  # .depth: how many writer_lock blocks this thread is inside
-
-
 @contextmanager
 def writer_lock(wait_s: float = 10.0, poll_s: float = 0.1) -> Iterator[None]:
-    depth = getattr(_held, "depth", 0)
-    if depth:
-        _held.depth = depth + 1
-        try:
-            yield
-        finally:
-            _held.depth = depth
-        return
     # Every write to a memory goes through here, library callers' too: what it writes is
     # private, and a library caller's own umask comes back afterwards.
     previous = os.umask(PRIVATE_UMASK)
@@ -71,10 +57,6 @@ def _flock(wait_s: float, poll_s: float) -> Iterator[None]:
                 time.sleep(poll_s)
         os.ftruncate(fd, 0)
         os.write(fd, f"{os.getpid()}\n".encode())
-        _held.depth = 1
-        try:
-            yield
-        finally:
-            _held.depth = 0
+        yield
     finally:
         os.close(fd)  # closing releases the flock

@@ -10,6 +10,7 @@ Second-pass vectors of the removed passages are dropped too (they are keyed by t
 
 from __future__ import annotations
 
+import contextlib
 import os
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -105,29 +106,30 @@ def forget(
         return found, apply(found)
     with writer_lock(wait_s=lock_wait_s):
         found = plan(memory, session=session, project=project, before=before)
-        return found, apply(found)
+        return found, apply(found, locked=True)
 
 
-def apply(forget_plan: ForgetPlan) -> Path:
+def apply(forget_plan: ForgetPlan, *, locked: bool = False) -> Path:
     """Write the tombstone, then remove the rows for good; returns the tombstone's path.
 
     A tombstone never stands without its rows removed: if removing them fails, it is taken back
-    (and the error raised), so a forget either happened whole or changed nothing."""
+    (and the error raised), so a forget either happened whole or changed nothing. `locked`: the
+    caller already holds the writer lock (taking it again would wait on itself)."""
     path = save(forget_plan.tombstone)
     try:
-        _remove(forget_plan)
+        _remove(forget_plan, locked)
     except BaseException:
         path.unlink(missing_ok=True)
         raise
     return path
 
 
-def _remove(forget_plan: ForgetPlan) -> None:
+def _remove(forget_plan: ForgetPlan, locked: bool) -> None:
     if forget_plan.store is not None and forget_plan.ids:
         if forget_plan.remote is None:
             from funes.index.lock import writer_lock
 
-            with writer_lock(wait_s=LOCK_WAIT_S):
+            with contextlib.nullcontext() if locked else writer_lock(wait_s=LOCK_WAIT_S):
                 purge_rows(forget_plan.store, forget_plan.ids)
                 _forget_resume_points(forget_plan)
         else:
