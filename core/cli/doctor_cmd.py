@@ -24,7 +24,9 @@ def command(fix: bool, deep: bool, as_json: bool) -> None:
 
     \b
     --fix applies only repairs that lose nothing:
-      build a missing index (full-text, vector, id) and fold new rows into them,
+      build a missing or unreadable index (full-text, vector, id) from the stored rows
+      and fold new rows into them, fall back past a damaged newest version of the memory
+      (`funes index` then restores its turns), make FUNES_HOME private to you,
       drop old versions of the memory, put failed hook entries back in the queue,
       start the queue worker.
     \b

@@ -2,10 +2,12 @@
 
 A probe is a function returning checks; a check may carry a `repair`, a safe, idempotent action
 that `run_checks(fix=True)` applies to failing checks before probing again. Only repairs that
-lose nothing are offered: build a missing index and fold new rows into the indexes, drop old
-versions (storage upkeep as `funes.index.maintenance` does it), put failed hook entries back in
-the queue, start the queue worker. A writer holding the lock for hours is named, never killed:
-the kernel frees a flock when its holder dies, so there is no stale lock file to clear.
+lose nothing are offered: build a missing or unreadable index from the stored rows and fold new
+rows into the indexes, set a newest version that cannot be opened aside (its turns come back
+from the transcripts at the next `funes index`), make the home private, drop old versions
+(storage upkeep as `funes.index.maintenance` does it), put failed hook entries back in the
+queue, start the queue worker. A writer holding the lock for hours is named, never killed: the
+kernel frees a flock when its holder dies, so there is no stale lock file to clear.
 
 A check that could not be confirmed (the agent's CLI is not here to be asked, a hook that has
 not fired yet) is a warning, never a pass: `ok` is false, `status` is `warn`, and the summary
