@@ -234,6 +234,8 @@ class _IndexRun:
             return
         self.report.units_read += 1
         self.report.warnings.extend(result.warnings)
+        if not resume:  # read from its start: what earlier reads could not read is moot
+            self.state.skipped.pop(unit.key, None)
         self.state.note_skipped(unit.key, [w for w in result.warnings if w.endswith("skipped")])
         chunks: list[Chunk] = []
         sessions: set[str] = set(recorded.sessions) if recorded else set()
