@@ -16,13 +16,11 @@ def funes_home() -> Path:
 PRIVATE_UMASK = 0o077
 
 
-def keep_private() -> None:
-    """Make everything this process creates its owner's only (the umask: it covers the files
-    Lance writes too), and tighten a `$FUNES_HOME` an older funes left readable to others.
-
-    The walk runs only while the home folder itself is open to others: once it is 0700,
-    nothing below it can be reached by anyone else, and everything made since is private."""
-    os.umask(PRIVATE_UMASK)
+def tighten_home() -> None:
+    """Make a `$FUNES_HOME` an older funes (or a loose umask) left open to others its owner's
+    only. What funes creates is private by its umask (`PRIVATE_UMASK`, set by the CLI and by
+    the writer lock); this walk is for what came before, and runs only while the home folder
+    itself is open: once it is 0700, nothing below it can be reached by anyone else."""
     home = funes_home()
     try:
         loose = home.is_dir() and home.stat().st_mode & 0o077
@@ -49,9 +47,9 @@ def tighten(folder: Path) -> None:
 def ensure_writable_home() -> Path:
     """Create `$FUNES_HOME` if needed and prove a file can be written in it (OSError if not),
     before a command changes anything elsewhere."""
-    keep_private()
+    tighten_home()
     home = funes_home()
-    home.mkdir(parents=True, exist_ok=True)
+    home.mkdir(mode=0o700, parents=True, exist_ok=True)
     probe = home / f".write-probe-{os.getpid()}"
     probe.write_bytes(b"")
     probe.unlink()

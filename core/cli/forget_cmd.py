@@ -57,10 +57,9 @@ def command(
     from funes.index.lock import LockBusy
     from funes.project.forget import ForgetError, forget, plan
 
-    criteria = {"session": session, "project": project, "before": before}
     try:
         if dry_run or not yes:
-            found = plan(memory, **criteria)
+            found = plan(memory, session=session, project=project, before=before)
             if dry_run:
                 _report(as_json, found, _summary(found), None, dry_run=True)
                 return
@@ -73,7 +72,7 @@ def command(
                 f"Forget {_summary(found)}? This cannot be undone", default=False, abort=True
             )
         # Planned again under the writer lock: what an index added meanwhile goes too.
-        found, tombstone = forget(memory, **criteria)
+        found, tombstone = forget(memory, session=session, project=project, before=before)
     except ForgetError as error:
         raise click.ClickException(str(error)) from None
     except LockBusy:

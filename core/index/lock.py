@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from funes.paths import PRIVATE_UMASK, funes_home, keep_private
+from funes.paths import PRIVATE_UMASK, funes_home, tighten_home
 
 
 class LockBusy(Exception):
@@ -31,7 +31,7 @@ def writer_lock(wait_s: float = 10.0, poll_s: float = 0.1) -> Iterator[None]:
     # private, and a library caller's own umask comes back afterwards.
     previous = os.umask(PRIVATE_UMASK)
     try:
-        keep_private()
+        tighten_home()
         with _flock(wait_s, poll_s):
             yield
     finally:

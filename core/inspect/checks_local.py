@@ -70,9 +70,9 @@ def _can_write(folder: Path) -> bool:
 
 
 def _tighten_home() -> str:
-    from funes.paths import keep_private
+    from funes.paths import tighten_home
 
-    keep_private()
+    tighten_home()
     return "removed other users' access"
 
 
