@@ -46,6 +46,8 @@ def command(
     \b
     The rows are deleted from disk (not only marked), with their second-pass vectors.
     --project also keeps future sessions in that folder out of the memory.
+    A running index is waited for (up to 2 minutes); a forget that cannot
+    finish changes nothing. A --session no row has is an error.
     Transcripts are never touched. A pushed memory drops the rows for every reader at your
     next `funes push ORG/REPO`; `--purge-history` erases them from the Hub's history too.
     \b
