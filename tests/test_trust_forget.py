@@ -41,11 +41,11 @@ def test_after_forget_nothing_of_the_session_remains_under_funes_home() -> None:
     claude_transcript("sess-kept", ["Why is the ZEBRAWIDGET slow?", "ZEBRAWIDGET lacks an index"])
     assert funes("index", "--all").returncode == 0
     home = funes_home()
-    assert files_holding(home, "WOMBATQUEUE")  # memory and resume points hold it
+    assert files_holding(home, "wombatqueu")  # memory and resume points hold it
 
     done = funes("forget", "--session", "sess-gone", "--yes")
     assert done.returncode == 0, done.stderr
-    assert files_holding(home, "WOMBATQUEUE") == []
+    assert files_holding(home, "wombatqueu") == []
     assert any("ZEBRAWIDGET" in t for t in stored_texts())
 
     # The transcript grows: it is read again from its start, and the forgotten turns stay out.
@@ -54,7 +54,7 @@ def test_after_forget_nothing_of_the_session_remains_under_funes_home() -> None:
         ["Why does the WOMBATQUEUE stall?", "WOMBATQUEUE lacks acks", "WOMBATQUEUE again"],
     )
     assert funes("index", "--all").returncode == 0
-    assert files_holding(home, "WOMBATQUEUE") == []
+    assert files_holding(home, "wombatqueu") == []
 
 
 def test_forget_while_an_index_runs_waits_for_it_and_finishes() -> None:

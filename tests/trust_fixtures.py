@@ -60,9 +60,10 @@ def stored_texts() -> list[str]:
 
 
 def files_holding(folder: Path, needle: str) -> list[str]:
-    """Files under `folder` whose bytes contain `needle`."""
+    """Files under `folder` whose bytes contain `needle` in any case (the full-text index keeps
+    words lowercased and stemmed: pass a stem)."""
     return [
         str(path.relative_to(folder))
         for path in folder.rglob("*")
-        if path.is_file() and needle.encode() in path.read_bytes()
+        if path.is_file() and needle.lower().encode() in path.read_bytes().lower()
     ]
