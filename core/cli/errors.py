@@ -55,11 +55,10 @@ def friendly_errors(args: Sequence[str]) -> Iterator[None]:
 
 def describe(error: BaseException, memory_spec: str | None = None) -> str | None:
     """The one-line explanation of `error`, or None when it is not one a user can act on."""
+    from funes.index.diskfull import disk_full, is_disk_full, needed_for_memory
     from funes.paths import funes_home, is_within
 
     home = funes_home()
-    from funes.index.diskfull import disk_full, is_disk_full, needed_for_memory
-
     if is_disk_full(error):  # before the damage test: Lance words both alike
         where = Path(memory_label(memory_spec))
         return str(disk_full(where, needed_for_memory(where) if where.is_dir() else 0))

@@ -113,8 +113,8 @@ def apply(forget_plan: ForgetPlan, *, locked: bool = False) -> Path:
     """Write the tombstone, then remove the rows for good; returns the tombstone's path.
 
     A tombstone never stands without its rows removed: if removing them fails, it is taken back
-    (and the error raised), so a forget either happened whole or changed nothing. `locked`: the
-    caller already holds the writer lock (taking it again would wait on itself)."""
+    and the error raised (the forget did not happen; running it again finishes it). `locked`:
+    the caller already holds the writer lock (taking it again would wait on itself)."""
     path = save(forget_plan.tombstone)
     try:
         _remove(forget_plan, locked)
