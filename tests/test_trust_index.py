@@ -5,10 +5,15 @@ go on the same way, and `funes doctor` says what was left out."""
 from __future__ import annotations
 
 import json
+import os
+import shutil
+from pathlib import Path
 
 from trust_fixtures import claude_transcript, deeply_nested_line, funes, stored_texts
 
 from funes.index.indexer import index
+
+CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 
 
 def test_a_line_nested_too_deeply_is_skipped_and_named_and_the_rest_is_indexed() -> None:
@@ -58,12 +63,18 @@ def test_a_transcript_deleted_while_the_sweep_runs_is_skipped_and_the_run_goes_o
     doomed = claude_transcript("doomed-session", ["this one is deleted mid-run", "ok"])
     last = claude_transcript("last-session", ["the last transcript says omega", "ok"])
 
+    hermes = Path(os.environ["HERMES_HOME"])
+    hermes.mkdir(parents=True)
+    shutil.copy(CORPUS / "generated" / "hermes" / "hermes-mcp-state.db", hermes / "state.db")
+
     def delete_once_listed(event: str, _info: dict) -> None:
-        if event == "start":  # the sweep has listed every file; one vanishes before it is read
+        if event == "start":  # the sweep has listed every file; these vanish before they are read
             doomed.unlink()
+            (hermes / "state.db").unlink()
 
     report = index(everything=True, progress=delete_once_listed)
-    assert any(str(doomed) in w and "vanished" in w for w in report.warnings), report.warnings
+    assert any(f"{doomed}: vanished" in w for w in report.warnings), report.warnings
+    assert any(str(hermes / "state.db") in w for w in report.warnings), report.warnings
     texts = " ".join(stored_texts())
     assert "alpha" in texts and "omega" in texts and "deleted mid-run" not in texts
     assert first.exists() and last.exists()

@@ -220,12 +220,12 @@ class _IndexRun:
         resume = self.state.resume_of(unit.key) if same_reader else None
         try:
             result = unit.source.read(unit.path, resume or None)
-        except FileNotFoundError:
-            # Deleted (or moved) since the sweep listed it: nothing left to read.
-            self.report.warnings.append(f"{unit.key}: vanished while indexing; skipped")
-            self.state.skipped.pop(unit.key, None)
-            return
         except (OSError, RecursionError, UnicodeError, ValueError) as error:
+            if not unit.path.exists():
+                # Deleted (or moved) since the sweep listed it: nothing left to read.
+                self.report.warnings.append(f"{unit.key}: vanished while indexing; skipped")
+                self.state.skipped.pop(unit.key, None)
+                return
             # One transcript funes cannot read must never stop the rest from being indexed;
             # it is not recorded as read, so every later run tries it again.
             why = f"cannot be read ({type(error).__name__}: {str(error)[:120]}); skipped"
