@@ -11,6 +11,11 @@ import sys
 
 
 def main() -> None:
+    import os
+
+    from funes.paths import PRIVATE_UMASK
+
+    os.umask(PRIVATE_UMASK)  # whatever funes creates is its owner's only (the hook's queue too)
     argv = sys.argv[1:]
     if len(argv) >= 2 and argv[0] == "hook" and argv[1] not in ("-h", "--help"):
         from funes.integrations.hook import run_hook

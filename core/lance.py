@@ -14,6 +14,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import os
+import re
 import sys
 import threading
 import types
@@ -23,6 +24,12 @@ _REST_CLIENT = "lance_namespace_urllib3_client"
 
 
 _import_lock = threading.Lock()
+
+
+def without_source_paths(text: str) -> str:
+    """`text` cut before the Rust source location Lance appends to its errors (`, /rustc/…` or
+    a crate's `, /…/.cargo/registry/src/…`): it means nothing to a user."""
+    return re.split(r",\s*/\S*(?:rustc|\.cargo|\.rs:)", text)[0]
 
 
 def import_lancedb() -> Any:

@@ -12,11 +12,44 @@ def funes_home() -> Path:
     return Path(env).expanduser() if env else Path.home() / ".funes"
 
 
+# A memory of someone's work is theirs alone: what funes creates is 0700 folders, 0600 files.
+PRIVATE_UMASK = 0o077
+
+
+def tighten_home() -> None:
+    """Make a `$FUNES_HOME` an older funes (or a loose umask) left open to others its owner's
+    only. What funes creates is private by its umask (`PRIVATE_UMASK`, set by the CLI and by
+    the writer lock); this walk is for what came before, and runs only while the home folder
+    itself is open: once it is 0700, nothing below it can be reached by anyone else."""
+    home = funes_home()
+    try:
+        loose = home.is_dir() and home.stat().st_mode & 0o077
+    except OSError:
+        return
+    if loose:
+        tighten(home)
+
+
+def tighten(folder: Path) -> None:
+    """chmod go-rwx on `folder` and everything below it (links are left alone)."""
+    for root, dirs, files in os.walk(folder):
+        for name in [*dirs, *files]:
+            path = os.path.join(root, name)
+            try:
+                st = os.lstat(path)
+                if not os.path.islink(path) and st.st_mode & 0o077:
+                    os.chmod(path, st.st_mode & 0o7700)
+            except OSError:
+                continue  # vanished meanwhile, or not ours: the folder above still hides it
+    os.chmod(folder, os.stat(folder).st_mode & 0o7700)
+
+
 def ensure_writable_home() -> Path:
     """Create `$FUNES_HOME` if needed and prove a file can be written in it (OSError if not),
     before a command changes anything elsewhere."""
+    tighten_home()
     home = funes_home()
-    home.mkdir(parents=True, exist_ok=True)
+    home.mkdir(mode=0o700, parents=True, exist_ok=True)
     probe = home / f".write-probe-{os.getpid()}"
     probe.write_bytes(b"")
     probe.unlink()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import os
 
 import click
 
@@ -51,11 +52,18 @@ class LazyGroup(click.Group):
 
     def invoke(self, ctx: click.Context) -> object:
         from funes.cli.errors import friendly_errors
+        from funes.paths import PRIVATE_UMASK
 
-        # The command line after `funes` (click 9 keeps it all in `args`), to name --memory.
-        argv = [*getattr(ctx, "_protected_args", []), *ctx.args]
-        with friendly_errors(argv):
-            return super().invoke(ctx)
+        # What any command creates is private (also when run as `python -m funes.cli` or
+        # in-process, not by the console script); an in-process caller gets its umask back.
+        previous = os.umask(PRIVATE_UMASK)
+        try:
+            # The command line after `funes` (click 9 keeps it all in `args`), to name --memory.
+            argv = [*getattr(ctx, "_protected_args", []), *ctx.args]
+            with friendly_errors(argv):
+                return super().invoke(ctx)
+        finally:
+            os.umask(previous)
 
 
 def _module_exists(module_name: str) -> bool:

@@ -18,11 +18,15 @@ import click
 def command(fix: bool, deep: bool, as_json: bool) -> None:
     """Check the memory, its indexes and disk use, the writer lock, the hook queue, every wired
     agent (its files, whether the agent loads funes, whether its hook fires) and every bound Hub
-    memory. Each failing check says what to do. Exit status 0 when all pass, 1 otherwise.
+    memory. Each failing check says what to do. Exit status 0 when all pass, 1 when one
+    fails, 2 when none fails but some could not be confirmed (WARN: an agent CLI that is
+    not here to ask, a hook that has not fired yet, transcript lines that could not be read).
 
     \b
     --fix applies only repairs that lose nothing:
-      build a missing index (full-text, vector, id) and fold new rows into them,
+      build a missing or unreadable index (full-text, vector, id) from the stored rows
+      and fold new rows into them, fall back past a damaged newest version of the memory
+      (`funes index` then restores its turns), make FUNES_HOME private to you,
       drop old versions of the memory, put failed hook entries back in the queue,
       start the queue worker.
     \b
@@ -32,8 +36,8 @@ def command(fix: bool, deep: bool, as_json: bool) -> None:
       funes doctor --deep       # start each agent's funes MCP server as the agent would
       funes doctor --json | jq '.checks[] | select(.ok | not)'
     """
-    from funes.inspect.doctor import all_ok, format_human, format_json, run_checks
+    from funes.inspect.doctor import exit_status, format_human, format_json, run_checks
 
     checks = run_checks(fix=fix, deep=deep)
     click.echo((format_json if as_json else format_human)(checks), nl=False)
-    sys.exit(0 if all_ok(checks) else 1)
+    sys.exit(exit_status(checks))

@@ -24,16 +24,22 @@ def friendly_errors(args: Sequence[str]) -> Iterator[None]:
     home = funes_home()
     if home.exists() and not home.is_dir():
         raise click.ClickException(_home_is_a_file(home))
+    from funes.index.diskfull import DiskFull, disk_full, is_disk_full, needed_for_memory
     from funes.index.store import MemoryUnavailable
 
     try:
         yield
-    except MemoryUnavailable as error:
+    except (MemoryUnavailable, DiskFull) as error:
         raise click.ClickException(str(error)) from None
     except click.ClickException as error:
         # A command that reports a failed search in its own words (`recall`: "vector search
         # failed (lance error: …) — run `funes index`") would send the user to a fix that does
         # not mend a damaged file: name the damage and the way out instead.
+        if is_disk_full(error) and "disk" not in error.message:
+            label = memory_label(memory_spec_in(args))
+            where = Path(label)
+            needed = needed_for_memory(where) if where.is_dir() else 0
+            raise click.ClickException(str(disk_full(where, needed))) from None
         if is_damaged_memory(error) and "damaged" not in error.message:
             first = error.message.split("(", 1)[-1]
             raise click.ClickException(
@@ -49,9 +55,13 @@ def friendly_errors(args: Sequence[str]) -> Iterator[None]:
 
 def describe(error: BaseException, memory_spec: str | None = None) -> str | None:
     """The one-line explanation of `error`, or None when it is not one a user can act on."""
+    from funes.index.diskfull import disk_full, is_disk_full, needed_for_memory
     from funes.paths import funes_home, is_within
 
     home = funes_home()
+    if is_disk_full(error):  # before the damage test: Lance words both alike
+        where = Path(memory_label(memory_spec))
+        return str(disk_full(where, needed_for_memory(where) if where.is_dir() else 0))
     if is_damaged_memory(error):
         return damaged_memory_message(memory_label(memory_spec), error)
     if not isinstance(error, OSError):
@@ -94,7 +104,9 @@ def is_damaged_memory(error: BaseException) -> bool:
 
 def damaged_memory_message(label: str, error: BaseException) -> str:
     detail = str(error).splitlines()[0] if str(error) else type(error).__name__
-    detail = detail.split(", /rustc/")[0]  # lance appends the Rust source location
+    from funes.lance import without_source_paths
+
+    detail = without_source_paths(detail)
     if len(detail) > 160:
         detail = detail[:157] + "…"
     from funes.memory_spec import is_remote_spec
@@ -105,8 +117,17 @@ def damaged_memory_message(label: str, error: BaseException) -> str:
 
         copy = RemoteCache(parse_remote_spec(label)).dir
         rebuild = f"delete this machine's copy (`rm -r {copy}`) and read it again"
+    elif "_indices" in str(error):  # derived from the rows: rebuilt, nothing lost
+        return (
+            f"an index of memory {label} cannot be read ({detail}): `funes doctor --fix` "
+            "rebuilds it from the stored rows"
+        )
     else:
-        rebuild = f"move it aside (`mv {label} {label}.damaged`), then rebuild: `funes index --all`"
+        rebuild = (
+            "`funes doctor --fix` falls back to the last version that reads whole, if one is "
+            f"kept; otherwise move it aside (`mv {label} {label}.damaged`), then rebuild: "
+            "`funes index --all`"
+        )
     return f"memory {label} is damaged ({detail}): {rebuild}"
 
 

@@ -46,6 +46,8 @@ def command(
     \b
     The rows are deleted from disk (not only marked), with their second-pass vectors.
     --project also keeps future sessions in that folder out of the memory.
+    A running index is waited for (up to 2 minutes); a forget that cannot
+    finish changes nothing. A --session no row has is an error.
     Transcripts are never touched. A pushed memory drops the rows for every reader at your
     next `funes push ORG/REPO`; `--purge-history` erases them from the Hub's history too.
     \b
@@ -55,33 +57,41 @@ def command(
       funes forget --before 2025-06-01 --dry-run
     """
     from funes.index.lock import LockBusy
-    from funes.project.forget import ForgetError, apply, plan
+    from funes.project.forget import ForgetError, forget, plan
 
     try:
-        found = plan(memory, session=session, project=project, before=before)
+        if dry_run or not yes:
+            found = plan(memory, session=session, project=project, before=before)
+            if dry_run:
+                _report(as_json, found, _summary(found), None, dry_run=True)
+                return
+            if not sys.stdin.isatty():
+                raise click.ClickException(
+                    f"would forget {_summary(found)}; nothing changed — re-run with --yes to go "
+                    "ahead"
+                )
+            click.confirm(
+                f"Forget {_summary(found)}? This cannot be undone", default=False, abort=True
+            )
+        # Planned again under the writer lock: what an index added meanwhile goes too.
+        found, tombstone = forget(memory, session=session, project=project, before=before)
     except ForgetError as error:
         raise click.ClickException(str(error)) from None
+    except LockBusy:
+        raise click.ClickException(
+            "another funes process (an index run?) is still writing the memory; nothing was "
+            "forgotten — run forget again once it is done"
+        ) from None
+    _report(as_json, found, _summary(found), str(tombstone), dry_run=False)
+
+
+def _summary(found: ForgetPlan) -> str:
     tomb = found.tombstone
     what = {"session": "session", "project": "folder", "before": "everything before"}[tomb.kind]
-    summary = (
+    return (
         f"{found.rows} chunk(s) from {len(found.sessions)} session(s) in {found.label} "
         f"({what} {tomb.value})"
     )
-    if dry_run:
-        _report(as_json, found, summary, None, dry_run=True)
-        return
-    if not yes:
-        if not sys.stdin.isatty():
-            raise click.ClickException(
-                f"would forget {summary}; nothing changed — re-run with --yes to go ahead"
-            )
-        click.confirm(f"Forget {summary}? This cannot be undone", default=False, abort=True)
-    try:
-        tombstone = apply(found)
-    except LockBusy as error:
-        message = f"{error} (the tombstone was written; run forget again)"
-        raise click.ClickException(message) from None
-    _report(as_json, found, summary, str(tombstone), dry_run=False)
 
 
 def _report(

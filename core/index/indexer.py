@@ -144,15 +144,23 @@ def index(
     with writer_lock(wait_s=lock_wait_s):
         run = _IndexRun(report, notify, memory_path, model)
         notify("start", {"units": len(units)})
-        for position, unit in enumerate(units):
-            # Every run reads at least one unit, so a backlog always shrinks.
-            over_budget = budget is not None and time.monotonic() - started > budget
-            if over_budget and report.units_read > 0:
-                report.backlog = [u.key for u in units[position:] if run.needs_reading(u)]
-                break
-            run.index_unit(unit)
-            notify("unit", {"done": position + 1, "units": len(units), "path": unit.key})
-        run.finish(maintain)
+        try:
+            for position, unit in enumerate(units):
+                # Every run reads at least one unit, so a backlog always shrinks.
+                over_budget = budget is not None and time.monotonic() - started > budget
+                if over_budget and report.units_read > 0:
+                    report.backlog = [u.key for u in units[position:] if run.needs_reading(u)]
+                    break
+                run.index_unit(unit)
+                notify("unit", {"done": position + 1, "units": len(units), "path": unit.key})
+            run.finish(maintain)
+        except (OSError, RuntimeError) as error:
+            from funes.index.diskfull import disk_full, is_disk_full, needed_for_memory
+
+            if not is_disk_full(error):
+                raise
+            unread = [u.path for u in units if run.needs_reading(u)]
+            raise disk_full(run.store.path, needed_for_memory(run.store.path, unread)) from None
     report.elapsed_s = time.monotonic() - started
     notify("end", report.as_dict())
     return report
@@ -210,9 +218,25 @@ class _IndexRun:
             return
         same_reader = recorded is not None and recorded.harness == unit.source.harness
         resume = self.state.resume_of(unit.key) if same_reader else None
-        result = unit.source.read(unit.path, resume or None)
+        try:
+            result = unit.source.read(unit.path, resume or None)
+        except (OSError, RecursionError, UnicodeError, ValueError) as error:
+            if not unit.path.exists():
+                # Deleted (or moved) since the sweep listed it: nothing left to read.
+                self.report.warnings.append(f"{unit.key}: vanished while indexing; skipped")
+                self.state.skipped.pop(unit.key, None)
+                return
+            # One transcript funes cannot read must never stop the rest from being indexed;
+            # it is not recorded as read, so every later run tries it again.
+            why = f"cannot be read ({type(error).__name__}: {str(error)[:120]}); skipped"
+            self.report.warnings.append(f"{unit.key}: {why}")
+            self.state.note_skipped(unit.key, [f"{unit.key}: {why}"])
+            return
         self.report.units_read += 1
         self.report.warnings.extend(result.warnings)
+        if not resume:  # read from its start: what earlier reads could not read is moot
+            self.state.skipped.pop(unit.key, None)
+        self.state.note_skipped(unit.key, [w for w in result.warnings if w.endswith("skipped")])
         chunks: list[Chunk] = []
         sessions: set[str] = set(recorded.sessions) if recorded else set()
         for turn in self.gate.admit(result.turns):
@@ -246,6 +270,26 @@ class _IndexRun:
                 self.notify("maintain", {"step": name})
 
             self.report.maintenance = run_maintenance(self.store, progress=step)
+            self._check_readable()
+
+    def _check_readable(self) -> None:
+        """What recall opens must open: an index that lost its files is rebuilt from the rows
+        (nothing is lost), a data file that cannot be read fails the run (after the new rows
+        are stored) instead of leaving recall to find out."""
+        from funes.index.integrity import rebuild_indexes, unreadable_data, unreadable_indexes
+        from funes.index.store import MemoryUnavailable
+
+        broken = unreadable_indexes(self.store)
+        if broken:
+            self.report.maintenance += rebuild_indexes(self.store, broken)
+        damage = unreadable_data(self.store, ["id"])
+        if damage:
+            path = self.store.path
+            raise MemoryUnavailable(
+                f"memory {path} is damaged ({damage}); the new turns were stored, but rows "
+                f"are lost: move it aside (`mv {path} {path}.damaged`), then rebuild: "
+                "`funes index --all`"
+            )
 
     def _redact_turn(self, turn: Turn) -> None:
         for block in turn.blocks:

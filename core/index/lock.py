@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from funes.paths import funes_home
+from funes.paths import PRIVATE_UMASK, funes_home, tighten_home
 
 
 class LockBusy(Exception):
@@ -27,9 +27,22 @@ def lock_path() -> Path:
 
 @contextmanager
 def writer_lock(wait_s: float = 10.0, poll_s: float = 0.1) -> Iterator[None]:
+    # Every write to a memory goes through here, library callers' too: what it writes is
+    # private, and a library caller's own umask comes back afterwards.
+    previous = os.umask(PRIVATE_UMASK)
+    try:
+        tighten_home()
+        with _flock(wait_s, poll_s):
+            yield
+    finally:
+        os.umask(previous)
+
+
+@contextmanager
+def _flock(wait_s: float, poll_s: float) -> Iterator[None]:
     path = lock_path()
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
     deadline = time.monotonic() + wait_s
     try:
         while True:

@@ -166,6 +166,18 @@ def _build_scalar_indexes(table: Any) -> None:
         table.create_index(column, config=BTree(), replace=True)
 
 
+def build_index(table: Any, column: str, rows: int) -> None:
+    """Build (or build again) the index funes keeps on `column`, from the stored rows."""
+    if column == "text":
+        _build_fulltext(table)
+    elif column == "vector":
+        _build_vector_index(table, rows)
+    else:
+        from lancedb.index import BTree
+
+        table.create_index(column, config=BTree(), replace=True)
+
+
 def _build_vector_index(table: Any, rows: int) -> None:
     from lancedb.index import IvfRq
 

@@ -26,6 +26,8 @@ STATE_VERSION = 1
 # A `.state.*.tmp` older than this is a leftover of a save that was killed before its rename (a
 # live save takes milliseconds), and is removed by the next save.
 STALE_TMP_S = 60.0
+# Per transcript, the state keeps at most this many "skipped" warnings for `funes doctor`.
+MAX_SKIPPED_SHOWN = 5
 
 
 def state_path(memory: Path | None = None) -> Path:
@@ -77,6 +79,9 @@ class IndexState:
     pending: list[str] = field(default_factory=list)
     repos: dict[str, str] = field(default_factory=dict)  # workdir → "owner/name ..." cache
     last_indexed: str = ""
+    # Transcripts with lines (or the whole file) that could not be read, as their last read
+    # found them: unit key → warnings ("path:line: why; skipped"). `funes doctor` shows them.
+    skipped: dict[str, list[str]] = field(default_factory=dict)
     path: Path | None = None  # where it is saved (None: the default memory's state)
     # Units whose resume point changed since loading: only their files are written.
     dirty: set[str] = field(default_factory=set)
@@ -106,6 +111,11 @@ class IndexState:
             pending=list(raw.get("pending", [])),
             repos=dict(raw.get("repos", {})),
             last_indexed=str(raw.get("last_indexed", "")),
+            skipped={
+                str(key): [str(w) for w in value][:MAX_SKIPPED_SHOWN]
+                for key, value in dict(raw.get("skipped", {})).items()
+                if isinstance(value, list)
+            },
             path=path,
             dirty=inline,
         )
@@ -121,6 +131,35 @@ class IndexState:
             except (OSError, ValueError):
                 unit.resume = {}  # lost: the unit is re-read, its known chunks skipped
         return unit.resume or {}
+
+    def note_skipped(self, key: str, warnings: list[str]) -> None:
+        """Remember what a read of `key` could not read (the newest few, earlier reads' too)."""
+        if warnings:
+            kept = [*self.skipped.get(key, []), *warnings]
+            self.skipped[key] = list(dict.fromkeys(kept))[-MAX_SKIPPED_SHOWN:]
+
+    def forget_resume_points(self, sessions: set[str]) -> int:
+        """Delete the resume points (which hold a transcript's open turn in full text) of every
+        unit that held one of `sessions`; return how many. Such a unit is read again from its
+        start when it next changes."""
+        dropped = 0
+        for key, unit in self.units.items():
+            if sessions.isdisjoint(unit.sessions):
+                continue
+            _resume_file(self._path(), key).unlink(missing_ok=True)
+            unit.resume = None
+            self.dirty.discard(key)
+            dropped += 1
+        return dropped
+
+    def read_everything_again(self) -> None:
+        """Forget how far each unit was read: the next run reads every transcript from its start
+        (what is still stored is skipped by chunk id). For a memory that lost rows."""
+        for key, unit in self.units.items():
+            unit.signature = ""
+            unit.resume = None
+            _resume_file(self._path(), key).unlink(missing_ok=True)
+        self.dirty.clear()
 
     def record(self, key: str, unit: UnitState) -> None:
         self.units[key] = unit
@@ -152,6 +191,7 @@ class IndexState:
             "last_indexed": self.last_indexed,
             "pending": self.pending,
             "repos": self.repos,
+            "skipped": self.skipped,
             "units": units,
         }
         _write_atomic(path, payload)

@@ -14,7 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from funes.inspect.doctor import Check
+from funes.inspect.doctor import Check, warning
 from funes.paths import claude_home, codex_home, gemini_dir, hermes_home, pi_agent_dir, qwen_home
 
 CLI_TIMEOUT_S = 60.0
@@ -289,9 +289,11 @@ _ASKERS: dict[str, tuple[str, list[str], Callable[[str], tuple[bool, str, str]]]
 def _loaded_check(agent: str, answer: tuple[bool | None, str, str]) -> Check:
     loaded, detail, fix = answer
     name = f"{agent}: loaded"
-    # Could not ask: not a failure of funes (the files check still ran).
-    if loaded is None or loaded:
+    if loaded:
         return Check(name, True, detail)
+    if loaded is None:
+        # Could not ask: not known to be broken, not known to work either.
+        return warning(name, detail, f"put `{agent}` on PATH and run `funes doctor` again")
     return Check(name, False, detail, fix)
 
 
@@ -346,7 +348,11 @@ def hook_check(agent: str, record: dict[str, Any]) -> Check:
     newest = newest_transcript(agent)
     said = f"last fired {last_fired}" if last_fired else "never fired"
     if newest is None or newest <= since + HOOK_SLACK_S:
-        return Check(name, True, said + ("" if newest else f"; no {agent} session written yet"))
+        detail = said + ("" if newest else f"; no {agent} session written yet")
+        if not last_fired:
+            # Nothing shows it works yet: confirmed once the agent runs a turn.
+            return warning(name, detail, f"run a turn in {agent}, then `funes doctor` again")
+        return Check(name, True, detail)
     wrote = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(newest))
     fixes = {
         "claude": "check `claude plugin list` shows funes@funes enabled; run `funes add claude` "

@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from funes.inspect.doctor import Check
+from funes.inspect.doctor import Check, warning
 from funes.paths import funes_home, local_memory_dir
 
 # A backlog is normal while hooks catch up; one untouched this long means nothing is working it.
@@ -22,6 +22,58 @@ STUCK_QUEUE_S = 10 * 60
 # history takes minutes, not hours).
 LONG_LOCK_S = 60 * 60
 FREE_DISK_MIN = 1 << 30
+
+
+def home_checks() -> list[Check]:
+    """Can funes write where it keeps everything (what `index` needs), and is it private?"""
+    home = funes_home()
+    if not home.exists():
+        return [Check("funes home", True, f"{home} will be created on the first write")]
+    if not home.is_dir():
+        return [Check("funes home", False, f"{home} is a file", "point FUNES_HOME at a folder")]
+    unwritable = []
+    for folder in (home, local_memory_dir(), local_memory_dir() / "chunks.lance" / "data"):
+        if folder.is_dir() and not _can_write(folder):
+            unwritable.append(str(folder))
+    if unwritable:
+        return [
+            Check(
+                "funes home",
+                False,
+                f"cannot write {', '.join(unwritable)}: indexing, forget and repairs fail",
+                f"make {home} writable by you (or set FUNES_HOME to a folder you own)",
+            )
+        ]
+    if home.stat().st_mode & 0o077:
+        return [
+            Check(
+                "funes home",
+                False,
+                f"{home} is readable by other users (mode {home.stat().st_mode & 0o777:o})",
+                "`funes doctor --fix` makes it yours alone (so does the next funes write)",
+                _tighten_home,
+            )
+        ]
+    return [Check("funes home", True, f"{home}: writable, private to you")]
+
+
+def _can_write(folder: Path) -> bool:
+    """Whether a file can be created in `folder`, tried for real (root passes a mode check
+    that a read-only mount still refuses)."""
+    probe = folder / f".doctor-probe-{os.getpid()}"
+    try:
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError:
+        return False
+    return True
+
+
+def _tighten_home() -> str:
+    from funes.paths import tighten_home
+
+    tighten_home()
+    return "removed other users' access"
 
 
 def memory_checks() -> list[Check]:
@@ -41,12 +93,18 @@ def memory_checks() -> list[Check]:
         store = ChunkStore.open(path)
         rows = store.count()
     except Exception as error:
+        from funes.lance import without_source_paths
+
+        reason = without_source_paths(str(error).strip().splitlines()[0] if str(error) else "")
         return [
             Check(
                 "memory",
                 False,
-                f"{path} cannot be opened: {error}",
-                f"move {path} aside and rebuild it with `funes index --all`",
+                f"{path}: its newest version cannot be opened ({reason[:160]})",
+                "`funes doctor --fix` falls back to the newest earlier version that reads whole "
+                "(`funes index` then restores the newest turns from the transcripts); if none "
+                f"does, move {path} aside and rebuild it with `funes index --all`",
+                _fall_back_repair,
             )
         ]
     checks = [_model_check(store, rows, path), _data_check(store, rows, path)]
@@ -58,19 +116,34 @@ def _data_check(store: Any, rows: int, path: Path) -> Check:
     """Every stored row read back, every column: a truncated or damaged data file (a full disk,
     a copy cut short) shows here, not only when a recall happens to touch it. About a second per
     100k chunks."""
-    rebuild = f"move {path} aside and rebuild it from the transcripts with `funes index --all`"
-    read = 0
-    try:
-        for batch in store.table.search().limit(max(rows, 1)).to_batches(8192):
-            read += batch.num_rows
-    except Exception as error:
-        lines = str(error).strip().splitlines()
-        reason = lines[0][:160] if lines else type(error).__name__
-        detail = f"{path}: a data file cannot be read ({reason})"
-        return Check("stored data", False, detail, rebuild)
-    if read != rows:
-        return Check("stored data", False, f"{path}: {read} of {rows} rows could be read", rebuild)
+    from funes.index.integrity import unreadable_data
+
+    damage = unreadable_data(store)
+    if damage:
+        rebuild = f"move {path} aside and rebuild it from the transcripts with `funes index --all`"
+        return Check("stored data", False, f"{path}: {damage}", rebuild)
     return Check("stored data", True, f"all {rows} rows read back")
+
+
+def _fall_back_repair() -> str:
+    from funes.index.integrity import fall_back
+    from funes.index.lock import writer_lock
+    from funes.index.state import IndexState
+    from funes.index.store import ChunkStore
+    from funes.inspect.storage import maintain
+
+    with writer_lock(wait_s=30.0):
+        moved = fall_back(local_memory_dir())
+        if moved is None:
+            return "no earlier version reads whole either; nothing was changed"
+        state = IndexState.load()
+        state.read_everything_again()  # the rows only the damaged versions held come back
+        state.save()
+        maintain(ChunkStore.open(local_memory_dir()))  # indexes the earlier version lacked
+    return (
+        f"set {moved} damaged version(s) aside; run `funes index --all` to restore what "
+        "they held from the transcripts"
+    )
 
 
 def _model_check(store: object, rows: int, path: Path) -> Check:
@@ -91,12 +164,14 @@ def _model_check(store: object, rows: int, path: Path) -> Check:
 
 
 def _index_checks(store: object, rows: int) -> list[Check]:
+    from funes.index.integrity import unreadable_indexes
     from funes.index.maintenance import health
     from funes.inspect.storage import VERSIONS_WARN, old_versions
 
     view = health(store)
     due = list(view.due)
     repair = _maintain_repair()
+    broken = {index.column: index for index in unreadable_indexes(store)}
 
     def take(step: str) -> bool:
         if step in due:
@@ -104,7 +179,16 @@ def _index_checks(store: object, rows: int) -> list[Check]:
             return True
         return False
 
-    if rows == 0:
+    if "text" in broken:
+        fulltext = Check(
+            "full-text index",
+            False,
+            f"cannot be read ({broken.pop('text').error[:160]}): recall finds passages by "
+            "vector search only",
+            "`funes doctor --fix` rebuilds it from the stored rows",
+            repair,
+        )
+    elif rows == 0:
         fulltext = Check("full-text index", True, "nothing to index yet (the memory is empty)")
     elif take("build full-text index") or not view.fts_indexed:
         fulltext = Check(
@@ -145,6 +229,17 @@ def _index_checks(store: object, rows: int) -> list[Check]:
             else f"none: vector search is exact over {rows} rows (no index needed yet)",
         )
     checks = [fulltext, vector]
+    if broken:
+        names = ", ".join(f"{i.name} ({i.error[:120]})" for i in broken.values())
+        checks.append(
+            Check(
+                "indexes",
+                False,
+                f"cannot be read: {names}: recall fails",
+                "`funes doctor --fix` rebuilds them from the stored rows",
+                repair,
+            )
+        )
     if due:
         checks.append(
             Check(
@@ -182,12 +277,15 @@ def _index_checks(store: object, rows: int) -> list[Check]:
 
 def _maintain_repair():  # -> Callable[[], str]
     def repair() -> str:
+        from funes.index.integrity import rebuild_indexes, unreadable_indexes
         from funes.index.lock import writer_lock
         from funes.index.store import ChunkStore
         from funes.inspect.storage import maintain
 
         with writer_lock(wait_s=30.0):
-            done = maintain(ChunkStore.open(local_memory_dir()))
+            store = ChunkStore.open(local_memory_dir())
+            done = rebuild_indexes(store, unreadable_indexes(store))
+            done += maintain(store)
         return "; ".join(done) or "nothing needed doing"
 
     return repair
@@ -224,7 +322,22 @@ def backlog_checks() -> list[Check]:
         )
     )
     checks.append(_second_pass_check())
+    checks.append(_skipped_check(state.skipped))
     return checks
+
+
+def _skipped_check(skipped: dict[str, list[str]]) -> Check:
+    """Transcript lines (or whole transcripts) the indexer could not read and left out."""
+    if not skipped:
+        return Check("unreadable transcripts", True, "none")
+    lines = [w for warnings in skipped.values() for w in warnings]
+    shown = "; ".join(lines[:3]) + (f"; … {len(lines) - 3} more" if len(lines) > 3 else "")
+    return warning(
+        "unreadable transcripts",
+        f"{len(skipped)} transcript(s) hold lines funes could not read and left out "
+        f"(the rest is indexed): {shown}",
+        "repair or delete those lines in the agent's transcript if they matter, then `funes index`",
+    )
 
 
 def _second_pass_check() -> Check:
@@ -304,6 +417,18 @@ def lock_checks() -> list[Check]:
 
     path = lock_path()
     held, pid, age = lock_holder(path)
+    if not held and path.parent.is_dir():
+        try:
+            os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
+        except OSError as error:
+            return [
+                Check(
+                    "writer lock",
+                    False,
+                    f"{path} cannot be taken ({error.strerror}): no write can start",
+                    f"make {path.parent} writable by you",
+                )
+            ]
     if not held:
         return [Check("writer lock", True, "free")]
     who = _describe_pid(pid)

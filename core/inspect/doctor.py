@@ -2,10 +2,16 @@
 
 A probe is a function returning checks; a check may carry a `repair`, a safe, idempotent action
 that `run_checks(fix=True)` applies to failing checks before probing again. Only repairs that
-lose nothing are offered: build a missing index and fold new rows into the indexes, drop old
-versions (storage upkeep as `funes.index.maintenance` does it), put failed hook entries back in
-the queue, start the queue worker. A writer holding the lock for hours is named, never killed:
-the kernel frees a flock when its holder dies, so there is no stale lock file to clear.
+lose nothing are offered: build a missing or unreadable index from the stored rows and fold new
+rows into the indexes, set a newest version that cannot be opened aside (its turns come back
+from the transcripts at the next `funes index`), make the home private, drop old versions
+(storage upkeep as `funes.index.maintenance` does it), put failed hook entries back in the
+queue, start the queue worker. A writer holding the lock for hours is named, never killed: the
+kernel frees a flock when its holder dies, so there is no stale lock file to clear.
+
+A check that could not be confirmed (the agent's CLI is not here to be asked, a hook that has
+not fired yet) is a warning, never a pass: `ok` is false, `status` is `warn`, and the summary
+says so; only failures make the exit status 1 (warnings alone: 2).
 """
 
 from __future__ import annotations
@@ -24,9 +30,26 @@ class Check:
     fix: str = ""  # what to do about it, for people ("" when there is nothing to do)
     # The safe repair `--fix` applies; returns what it did, one line.
     repair: Callable[[], str] | None = field(default=None, repr=False, compare=False)
+    # Not ok, but not known to be broken either: could not be confirmed (`ok` is False too).
+    warn: bool = False
+
+    @property
+    def status(self) -> str:
+        return "ok" if self.ok else "warn" if self.warn else "fail"
 
     def as_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "ok": self.ok, "detail": self.detail, "fix": self.fix}
+        return {
+            "name": self.name,
+            "ok": self.ok,
+            "status": self.status,
+            "detail": self.detail,
+            "fix": self.fix,
+        }
+
+
+def warning(name: str, detail: str, fix: str = "") -> Check:
+    """A check that could not be confirmed: shown as WARN, never counted as a pass."""
+    return Check(name, False, detail, fix, warn=True)
 
 
 Probe = Callable[[], list[Check]]
@@ -36,6 +59,7 @@ def probes(deep: bool = False) -> list[Probe]:
     from funes.inspect import checks_agents, checks_local, checks_remote
 
     return [
+        checks_local.home_checks,
         checks_local.memory_checks,
         checks_local.backlog_checks,
         checks_local.lock_checks,
@@ -99,24 +123,41 @@ def all_ok(checks: list[Check]) -> bool:
     return all(c.ok for c in checks)
 
 
+def exit_status(checks: list[Check]) -> int:
+    """0: every check passes; 1: one fails; 2: none fails but some could not be confirmed."""
+    if any(c.status == "fail" for c in checks):
+        return 1
+    return 0 if all_ok(checks) else 2
+
+
 def format_json(checks: list[Check]) -> str:
-    data = {"ok": all_ok(checks), "checks": [c.as_dict() for c in checks]}
+    data = {
+        "ok": all_ok(checks),
+        "failing": sum(c.status == "fail" for c in checks),
+        "warnings": sum(c.status == "warn" for c in checks),
+        "checks": [c.as_dict() for c in checks],
+    }
     return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
 
 
 def format_human(checks: list[Check]) -> str:
     lines = []
+    marks = {"ok": "ok  ", "warn": "WARN", "fail": "FAIL"}
     for check in checks:
-        mark = "ok  " if check.ok else "FAIL"
-        lines.append(f"{mark} {check.name}: {check.detail}")
+        lines.append(f"{marks[check.status]} {check.name}: {check.detail}")
         if not check.ok and check.fix:
             lines.append(f"     → {check.fix}")
-    failing = sum(not c.ok for c in checks)
-    if failing:
-        noun = "check fails" if failing == 1 else "checks fail"
+    failing = sum(c.status == "fail" for c in checks)
+    warned = sum(c.status == "warn" for c in checks)
+    if failing or warned:
+        parts = []
+        if failing:
+            parts.append(f"{failing} " + ("check fails" if failing == 1 else "checks fail"))
+        if warned:
+            parts.append(f"{warned} " + ("warning" if warned == 1 else "warnings"))
         repairable = sum(not c.ok and c.repair is not None for c in checks)
         tail = f"; `funes doctor --fix` repairs {repairable}" if repairable else ""
-        lines.append(f"{failing} {noun}{tail}")
+        lines.append(", ".join(parts) + tail)
     else:
         lines.append(f"all {len(checks)} checks pass")
     return "\n".join(lines) + "\n"

@@ -1,7 +1,8 @@
 """`forget`: take a session, a project folder or everything before a time out of a memory.
 
 Order matters for "never comes back": the tombstone is written first (from then on no indexing
-run stores a matching turn), then the rows are removed. Removing is more than a Lance delete,
+run stores a matching turn), then the rows are removed, all under the writer lock; a removal
+that fails takes the tombstone back. Removing is more than a Lance delete,
 which only marks rows deleted: the fragments that held them are rewritten without them, the
 full-text index is rebuilt, and every older version is pruned, so the text is gone from disk.
 Second-pass vectors of the removed passages are dropped too (they are keyed by text hash).
@@ -9,6 +10,7 @@ Second-pass vectors of the removed passages are dropped too (they are keyed by t
 
 from __future__ import annotations
 
+import contextlib
 import os
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -16,6 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from funes.index.tombstones import LOCAL, Tombstone, memory_key, save
+
+# How long a forget waits for a running index (or hook worker) to finish writing.
+LOCK_WAIT_S = 120.0
 
 
 class ForgetError(ValueError):
@@ -61,6 +66,9 @@ def plan(
     rows: list[dict[str, Any]] = []
     if store is not None and where:
         rows = store.scan(["id", "session_id", "text"], where=where).to_pylist()
+    if kind == "session" and not rows:
+        # A mistyped id must not look forgotten (nor leave a tombstone for a session no one has).
+        raise ForgetError(f"no session {value!r} in memory {label}: nothing was forgotten")
     tombstone = Tombstone(
         memory=key,
         kind=kind,
@@ -78,15 +86,52 @@ def plan(
     )
 
 
-def apply(forget_plan: ForgetPlan) -> Path:
-    """Write the tombstone, then remove the rows for good; returns the tombstone's path."""
+def forget(
+    memory: str | None = None,
+    *,
+    session: str | None = None,
+    project: str | None = None,
+    before: str | None = None,
+    lock_wait_s: float = LOCK_WAIT_S,
+) -> tuple[ForgetPlan, Path]:
+    """Plan and apply a forget under the writer lock (waiting up to `lock_wait_s` for a running
+    index to finish): no indexing run can add a matching row, or rebuild an index the plan
+    reads, between the plan and the last write. `LockBusy` when the wait runs out: nothing
+    changed."""
+    from funes.index.lock import writer_lock
+    from funes.memory_spec import is_remote_spec
+
+    if memory is not None and is_remote_spec(memory):  # a Hub copy has a lock of its own
+        found = plan(memory, session=session, project=project, before=before)
+        return found, apply(found)
+    with writer_lock(wait_s=lock_wait_s):
+        found = plan(memory, session=session, project=project, before=before)
+        return found, apply(found, locked=True)
+
+
+def apply(forget_plan: ForgetPlan, *, locked: bool = False) -> Path:
+    """Write the tombstone, then remove the rows for good; returns the tombstone's path.
+
+    A tombstone never stands without its rows removed: if removing them fails, it is taken back
+    and the error raised (the forget did not happen; running it again finishes it). `locked`:
+    the caller already holds the writer lock (taking it again would wait on itself)."""
     path = save(forget_plan.tombstone)
+    try:
+        _remove(forget_plan, locked)
+    except BaseException:
+        path.unlink(missing_ok=True)
+        raise
+    return path
+
+
+def _remove(forget_plan: ForgetPlan, locked: bool) -> None:
     if forget_plan.store is not None and forget_plan.ids:
         if forget_plan.remote is None:
             from funes.index.lock import writer_lock
 
-            with writer_lock(wait_s=30.0):
+            with contextlib.nullcontext() if locked else writer_lock(wait_s=LOCK_WAIT_S):
                 purge_rows(forget_plan.store, forget_plan.ids)
+                _forget_resume_points(forget_plan)
         else:
             from funes.memory_spec import parse_remote_spec
             from funes.project.published import read_state, write_state
@@ -100,7 +145,17 @@ def apply(forget_plan: ForgetPlan) -> Path:
                 state = read_state(cache)
                 state.unpublished |= set(forget_plan.ids) - state.published
                 write_state(cache, state)
-    return path
+
+
+def _forget_resume_points(forget_plan: ForgetPlan) -> None:
+    """A transcript's resume point carries its open turn (the last one, in full text): drop
+    those of the transcripts that held the forgotten sessions. Such a transcript is read again
+    from its start when it next grows, and the tombstone keeps the forgotten turns out."""
+    from funes.index.state import IndexState, state_path
+
+    state = IndexState.load(state_path(Path(forget_plan.store.path)))
+    if state.forget_resume_points(set(forget_plan.sessions)):
+        state.save()
 
 
 def purge_rows(store: Any, ids: list[str]) -> None:
@@ -192,7 +247,7 @@ def _value(kind: str, raw: str, store: Any, now: datetime | None) -> str:
 
 
 def _resolve_session(prefix: str, store: Any) -> str:
-    """A unique session id from a prefix; an id no row has is kept (it blocks future indexing)."""
+    """A unique session id from a prefix (kept as given when no row has it)."""
     if store is None:
         return prefix
     from funes.index.store import sql_quote

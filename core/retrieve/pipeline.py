@@ -207,10 +207,14 @@ def _first_pass(
     except Exception as error:
         failures.append(f"full-text search failed ({_short(error)})")
     if len(failures) == 2:
-        raise RecallError("; ".join(failures) + " — run `funes index` to rebuild the indexes")
+        raise RecallError(
+            "; ".join(failures) + " — `funes doctor --fix` rebuilds the indexes from the data"
+        )
     for failure in failures:
         other = "full-text" if failure.startswith("vector") else "vector"
-        notes.append(f"{failure}: results come from {other} search only")
+        notes.append(
+            f"{failure}: results come from {other} search only; `funes doctor --fix` repairs it"
+        )
 
     pool: dict[str, dict] = {}
     for row in vector_rows:
@@ -268,8 +272,10 @@ def _hit(row: dict, score: float) -> Hit:
 
 
 def _short(error: BaseException) -> str:
+    from funes.lance import without_source_paths
+
     text = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-    return text[:160]
+    return without_source_paths(text)[:160]
 
 
 class _Clock:

@@ -171,7 +171,7 @@ def split_objects(text: str) -> list[Any] | None:
             break
         try:
             value, index = _decoder.raw_decode(text, index)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):
             return None
         values.append(value)
     return values
@@ -235,6 +235,10 @@ def _parse_line(raw: bytes, line_no: int, warnings: Warnings, terminated: bool) 
         return [json.loads(text)]
     except json.JSONDecodeError:
         pass
+    except RecursionError:
+        # Nested deeper than Python's parser can follow: no transcript record looks like that.
+        warnings.add(line_no, "JSON nested too deeply to read; skipped")
+        return []
     values = split_objects(text)
     if values is not None:
         warnings.add(line_no, f"{len(values)} JSON values run together on one line; split")

@@ -1,0 +1,75 @@
+"""A full disk, called by its name: how much room a write needs, and that nothing was lost.
+
+Lance reports a full disk as `LanceError(IO): No space left on device (os error 28), <Rust source
+path>`, the same shape as a damaged file; told apart here, it must never send a user to the
+way out of real damage (moving the memory aside and rebuilding it). Nothing is lost on a full
+disk: every write commits atomically (a Lance version, a state file replaced by rename), so
+the memory and its state stay as the last completed write left them.
+"""
+
+from __future__ import annotations
+
+import errno
+import shutil
+from collections.abc import Iterable
+from pathlib import Path
+
+# Stored rows (text, vectors, the full-text index) take about half the bytes of the transcripts
+# they come from (the shared corpus: 12 MB of Claude Code transcripts made a 6.2 MB memory).
+STORED_SHARE = 0.5
+_MARKERS = ("No space left on device", "os error 28", "Disk quota exceeded", "os error 122")
+
+
+class DiskFull(Exception):
+    """A write ran out of room; the message says where, roughly how much more, and that
+    nothing was lost."""
+
+
+def is_disk_full(error: BaseException) -> bool:
+    if isinstance(error, OSError) and error.errno in (errno.ENOSPC, errno.EDQUOT):
+        return True
+    return any(marker in str(error) for marker in _MARKERS)
+
+
+def disk_full(where: Path, needed_bytes: int) -> DiskFull:
+    """The error to raise when a write under `where` found the disk full and needs about
+    `needed_bytes` in all (what is free now is subtracted)."""
+    try:
+        free = shutil.disk_usage(_existing(where)).free
+    except OSError:
+        free = 0
+    more = max(needed_bytes - free, 0)
+    need = f"about {size(more)} more" if more else f"about {size(needed_bytes)}"
+    return DiskFull(
+        f"the disk holding {where} is full ({size(free)} free; this needs {need}): nothing "
+        "was lost, the memory is as its last completed write left it — free some space and "
+        "run the command again"
+    )
+
+
+def needed_for_memory(memory: Path, transcripts: Iterable[Path] = ()) -> int:
+    """Room a write to `memory` needs, roughly: the rows `transcripts` would add, plus the
+    memory's own size (folding new rows into it rewrites its files before the old ones go)."""
+    from funes.index.maintenance import folder_bytes
+
+    pending = 0
+    for path in transcripts:
+        try:
+            pending += path.stat().st_size
+        except OSError:
+            continue
+    return int(pending * STORED_SHARE) + folder_bytes(memory)
+
+
+def size(n: float) -> str:
+    for unit in ("B", "KB", "MB", "GB"):
+        if n < 1024 or unit == "GB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return f"{n:.1f} TB"
+
+
+def _existing(path: Path) -> Path:
+    while not path.exists() and path != path.parent:
+        path = path.parent
+    return path

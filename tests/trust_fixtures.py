@@ -1,0 +1,69 @@
+"""Real transcripts and the real CLI for the trust tests: what a user's files look like after
+each fault, read back through the same commands a user runs."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+FUNES = [sys.executable, "-m", "funes.cli"]
+
+
+def claude_transcript(session: str, turns: list[str], cwd: str = "/home/dev/shop") -> Path:
+    """A Claude Code transcript under $CLAUDE_CONFIG_DIR: alternating user/assistant turns."""
+    claude = Path(os.environ["CLAUDE_CONFIG_DIR"])
+    path = claude / "projects" / cwd.replace("/", "-") / f"{session}.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lines, parent = [], None
+    for i, text in enumerate(turns):
+        role = "user" if i % 2 == 0 else "assistant"
+        uuid = f"{session}-u{i}"
+        content = text if role == "user" else [{"type": "text", "text": text}]
+        record = {
+            "type": role,
+            "uuid": uuid,
+            "parentUuid": parent,
+            "sessionId": session,
+            "timestamp": f"2026-01-01T10:{i // 60:02d}:{i % 60:02d}Z",
+            "cwd": cwd,
+            "message": {"role": role, "content": content},
+        }
+        lines.append(json.dumps(record))
+        parent = uuid
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def deeply_nested_line(depth: int = 3000) -> str:
+    """One JSON object nested deeper than Python's parser can follow (RecursionError)."""
+    return '{"a":' + "[" * depth + "]" * depth + "}"
+
+
+def funes(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*FUNES, *args],
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        env=env or os.environ.copy(),
+        timeout=300,
+    )
+
+
+def stored_texts() -> list[str]:
+    from funes.index.store import ChunkStore
+
+    return ChunkStore.open().scan(["text"]).column("text").to_pylist()
+
+
+def files_holding(folder: Path, needle: str) -> list[str]:
+    """Files under `folder` whose bytes contain `needle` in any case (the full-text index keeps
+    words lowercased and stemmed: pass a stem)."""
+    return [
+        str(path.relative_to(folder))
+        for path in folder.rglob("*")
+        if path.is_file() and needle.lower().encode() in path.read_bytes().lower()
+    ]
