@@ -8,8 +8,17 @@ from typing import Literal
 BlockType = Literal["text", "thinking", "tool_use", "tool_result"]
 BLOCK_TYPES: tuple[str, ...] = ("text", "thinking", "tool_use", "tool_result")
 
-Harness = Literal["claude_code", "codex", "pi", "hermes", "parquet"]
-HARNESSES: tuple[str, ...] = ("claude_code", "codex", "pi", "hermes", "parquet")
+Harness = Literal["claude_code", "codex", "pi", "hermes", "opencode", "copilot", "parquet"]
+# One line per agent, so each new agent is a one-line change here.
+HARNESSES: tuple[str, ...] = (
+    "claude_code",
+    "codex",
+    "pi",
+    "hermes",
+    "opencode",
+    "copilot",
+    "parquet",
+)
 
 # What users type on the command line → the stored facet.
 HARNESS_ALIASES: dict[str, str] = {
@@ -19,19 +28,30 @@ HARNESS_ALIASES: dict[str, str] = {
     "codex": "codex",
     "pi": "pi",
     "hermes": "hermes",
+    "opencode": "opencode",
+    "copilot": "copilot",
     "parquet": "parquet",
 }
 
 
 # What `--harness` offers (the aliases without the dashed spelling).
-HARNESS_CHOICES: tuple[str, ...] = ("claude", "claude_code", "codex", "pi", "hermes", "parquet")
+HARNESS_CHOICES: tuple[str, ...] = (
+    "claude",
+    "claude_code",
+    "codex",
+    "pi",
+    "hermes",
+    "opencode",
+    "copilot",
+    "parquet",
+)
 
 
 def normalise_harness(name: str) -> str:
     """Map a user-facing agent name to the stored harness facet, or raise ValueError."""
     key = name.strip().lower()
     if key not in HARNESS_ALIASES:
-        known = ", ".join(sorted({"claude", "codex", "pi", "hermes", "parquet"}))
+        known = ", ".join(sorted({"claude", *HARNESS_CHOICES} - {"claude_code"}))
         raise ValueError(f"unknown agent {name!r}: expected one of {known}")
     return HARNESS_ALIASES[key]
 

@@ -9,7 +9,13 @@ from __future__ import annotations
 
 import importlib
 
-AGENTS: tuple[str, ...] = ("claude", "codex", "pi", "hermes")
+AGENTS: tuple[str, ...] = (
+    "claude",
+    "codex",
+    "pi",
+    "hermes",
+    "opencode",
+)
 
 
 def installer_for(agent: str):  # -> funes.installers.base.Installer

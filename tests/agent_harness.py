@@ -33,6 +33,7 @@ _BINARIES = {
     "codex": "codex/node_modules/.bin/codex",
     "pi": "pi/node_modules/.bin/pi",
     "hermes": "hermes/bin/hermes",
+    "opencode": "opencode/node_modules/.bin/opencode",
 }
 
 T = TypeVar("T")

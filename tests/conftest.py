@@ -25,6 +25,10 @@ def tmp_funes_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex"))
     monkeypatch.setenv("PI_CODING_AGENT_DIR", str(tmp_path / "pi-agent"))
     monkeypatch.setenv("HERMES_HOME", str(tmp_path / "hermes"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg-data"))  # opencode's database
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))  # opencode's config
+    monkeypatch.delenv("OPENCODE_DB", raising=False)
+    monkeypatch.setenv("COPILOT_HOME", str(tmp_path / "copilot"))
     return home
 
 

@@ -74,6 +74,7 @@ def test_each_source_finds_its_units_under_its_moved_home(agent_homes: Path) -> 
         "codex": ["codex/sessions/2026/01/02/rollout-a.jsonl"],
         "pi": ["pi/sessions/--w--/2026_x.jsonl"],
         "hermes": ["hermes/sessions/session_20260429_hermes_small.json", "hermes/state.db"],
+        "opencode": [],
         "parquet": [],
     }
 

@@ -8,7 +8,13 @@ from typing import Any
 
 import click
 
-AGENT_CHOICES = ["claude", "codex", "pi", "hermes"]
+AGENT_CHOICES = [
+    "claude",
+    "codex",
+    "pi",
+    "hermes",
+    "opencode",
+]
 
 
 @click.command("add")

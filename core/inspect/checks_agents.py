@@ -1,6 +1,6 @@
 """Checks of every agent `funes add` wired: its files in place, the agent itself loading funes
 (asked through the agent's own CLI: `claude plugin list`, `codex mcp list`, `pi list`, `hermes
-plugins list`), and its hook firing after the sessions it writes."""
+plugins list`, `opencode debug config`), and its hook firing after the sessions it writes."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from funes.inspect.doctor import Check
-from funes.paths import claude_home, codex_home, hermes_home, pi_agent_dir
+from funes.paths import claude_home, codex_home, hermes_home, opencode_db, pi_agent_dir
 
 CLI_TIMEOUT_S = 60.0
 READD = "run `funes add {agent}` again (it rewrites what is missing), then start a new session"
@@ -209,11 +209,30 @@ def _read_hermes(stdout: str) -> tuple[bool, str, str]:
     return False, "`hermes plugins list` does not list funes", READD.format(agent="hermes")
 
 
+def _read_opencode(stdout: str) -> tuple[bool, str, str]:
+    """`opencode debug config`: the config opencode resolved, every file merged."""
+    from funes.installers.opencode import plugin_url
+
+    config = json.loads(stdout)
+    server = (config.get("mcp") or {}).get("funes")
+    if not isinstance(server, dict):
+        return False, "opencode's config has no funes MCP server", READD.format(agent="opencode")
+    if server.get("enabled") is False:
+        return False, "opencode's funes MCP server is disabled", READD.format(agent="opencode")
+    if plugin_url() not in (config.get("plugin") or []):
+        return False, "opencode does not load the funes plugin", READD.format(agent="opencode")
+    problem = _command_problem((server.get("command") or [None])[0])
+    if problem:
+        return False, f"opencode loads funes, but {problem}", READD.format(agent="opencode")
+    return True, "opencode loads the funes plugin and MCP server", ""
+
+
 _ASKERS: dict[str, tuple[str, list[str], Callable[[str], tuple[bool, str, str]]]] = {
     "claude": ("claude", ["plugin", "list", "--json"], _read_claude),
     "codex": ("codex", ["mcp", "list", "--json"], _read_codex),
     "pi": ("pi", ["list"], _read_pi),
     "hermes": ("hermes", ["plugins", "list", "--plain", "--no-bundled"], _read_hermes),
+    "opencode": ("opencode", ["debug", "config"], _read_opencode),
 }
 
 
@@ -238,6 +257,8 @@ def newest_transcript(agent: str) -> float | None:
     }
     if agent == "hermes":
         files = [hermes_home() / "state.db"]
+    elif agent == "opencode":  # written in WAL mode: the -wal file moves first
+        files = [opencode_db(), opencode_db().with_name(opencode_db().name + "-wal")]
     elif agent in patterns:
         root, pattern = patterns[agent]
         files = list(root.rglob(pattern)) if root.is_dir() else []

@@ -30,7 +30,7 @@ from typing import Any
 
 from funes.integrations.hook import queue_dir
 from funes.model import HARNESS_ALIASES
-from funes.paths import claude_home, codex_home, funes_home, hermes_home
+from funes.paths import claude_home, codex_home, funes_home, hermes_home, opencode_db
 
 log = logging.getLogger("funes.integrations.hook_worker")
 
@@ -75,6 +75,8 @@ def resolve_transcript(entry: dict[str, Any]) -> Path | None:
     harness = harness_of(entry)
     if harness == "hermes":
         return hermes_home() / "state.db"
+    if harness == "opencode":
+        return opencode_db()
     if not session:
         return None
     if harness == "claude_code":

@@ -8,10 +8,24 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from funes.memory_spec import folder_memory
-from funes.paths import claude_home, codex_home, hermes_home, pi_agent_dir
+from funes.paths import (
+    claude_home,
+    codex_home,
+    copilot_home,
+    hermes_home,
+    opencode_db,
+    pi_agent_dir,
+)
 
 # Stored harness facet → the agent name `funes add` records.
-AGENT_OF_HARNESS = {"claude_code": "claude", "codex": "codex", "pi": "pi", "hermes": "hermes"}
+AGENT_OF_HARNESS = {
+    "claude_code": "claude",
+    "codex": "codex",
+    "pi": "pi",
+    "hermes": "hermes",
+    "opencode": "opencode",
+    "copilot": "copilot",
+}
 
 
 def index_target(agent: str) -> Path | None:
@@ -28,6 +42,8 @@ def agent_of_transcript(path: Path) -> str:
         ("codex", codex_home()),
         ("pi", pi_agent_dir()),
         ("hermes", hermes_home()),
+        ("opencode", opencode_db().parent),
+        ("copilot", copilot_home()),
     )
     path = Path(path).absolute()
     for agent, root in roots:

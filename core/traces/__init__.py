@@ -16,10 +16,18 @@ def all_sources() -> list[TraceSource]:
     from funes.traces.claude import ClaudeSource
     from funes.traces.codex import CodexSource
     from funes.traces.hermes import HermesSource
+    from funes.traces.opencode import OpencodeSource
     from funes.traces.parquet import ParquetSource
     from funes.traces.pi import PiSource
 
-    return [ClaudeSource(), CodexSource(), PiSource(), HermesSource(), ParquetSource()]
+    return [
+        ClaudeSource(),
+        CodexSource(),
+        PiSource(),
+        HermesSource(),
+        OpencodeSource(),
+        ParquetSource(),
+    ]
 
 
 def source_for(harness: str) -> TraceSource:

@@ -14,7 +14,14 @@ from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from funes.paths import claude_home, codex_home, hermes_home, is_within, pi_agent_dir
+from funes.paths import (
+    claude_home,
+    codex_home,
+    copilot_home,
+    hermes_home,
+    is_within,
+    pi_agent_dir,
+)
 from funes.traces.jsonl import open_stream, split_objects
 from funes.traces.sqlite import connect_readonly
 
@@ -65,19 +72,29 @@ def sniff_record(record: dict) -> str:
     return "claude_code"
 
 
-def _is_hermes_db(path: Path) -> bool:
+def _sqlite_tables(path: Path) -> set[str]:
+    """The table names of a SQLite database (empty when `path` is not one)."""
     try:
         with path.open("rb") as handle:
             if handle.read(16) != b"SQLite format 3\x00":
-                return False
+                return set()
         conn = connect_readonly(path)
         try:
-            tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master")}
+            return {row[0] for row in conn.execute("SELECT name FROM sqlite_master")}
         finally:
             conn.close()
     except (OSError, sqlite3.Error):
-        return False
-    return {"messages", "sessions"} <= tables
+        return set()
+
+
+def _database_owner(path: Path) -> str | None:
+    """hermes | opencode, by the tables the database holds."""
+    tables = _sqlite_tables(path)
+    if {"messages", "sessions"} <= tables:
+        return "hermes"
+    if {"session", "message", "part"} <= tables:
+        return "opencode"
+    return None
 
 
 def _is_hermes_json(path: Path) -> bool:
@@ -98,12 +115,12 @@ _MAX_ANSWERS = 100_000
 
 
 def classify(path: Path) -> str | None:
-    """claude_code | codex | pi | hermes | parquet, or None when no source reads this file."""
+    """The harness whose source reads this file (claude_code, codex, …), or None."""
     try:
         stat = path.stat()
     except OSError:
         return _classify(path)
-    roots = (claude_home(), codex_home(), pi_agent_dir(), hermes_home())
+    roots = (claude_home(), codex_home(), pi_agent_dir(), hermes_home(), copilot_home())
     key = (str(path), stat.st_size, stat.st_mtime_ns, roots)
     if key not in _answers:
         if len(_answers) >= _MAX_ANSWERS:
@@ -117,7 +134,7 @@ def _classify(path: Path) -> str | None:
     if name.endswith(".parquet"):
         return "parquet"
     if name.endswith(".db"):
-        return "hermes" if _is_hermes_db(path) else None
+        return _database_owner(path)
     if name.endswith(".json"):
         if name.startswith("request_dump"):  # API dumps may hold credentials: never read
             return None
@@ -146,6 +163,7 @@ WALKED_NAMES: dict[str, Callable[[str], bool]] = {
     "codex": lambda name: name.endswith((".jsonl", ".jsonl.zst")),
     "pi": lambda name: name.endswith(".jsonl"),
     "hermes": lambda name: Path(name).suffix in (".db", ".json", ".jsonl"),
+    "opencode": lambda name: name.endswith(".db"),
     "parquet": lambda name: name.lower().endswith(".parquet"),
 }
 

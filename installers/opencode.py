@@ -1,0 +1,202 @@
+"""Wire funes into opencode: three entries in its global `opencode.json`, one plugin folder.
+
+opencode has MCP but no shell hooks; its plugins are JavaScript modules that see every bus event.
+`funes add opencode` copies `funes.plugins/opencode/` (the plugin `funes.js`, which runs
+`funes hook opencode` on `session.idle`, and `FUNES.md`, the when-to-recall text) to
+`$FUNES_HOME/integrations/opencode/` with a `funes.json` naming the funes command, then adds to
+`$XDG_CONFIG_HOME/opencode/opencode.json`:
+
+- `mcp.funes`: the local MCP server `funes mcp [MEMORY]` (tools `funes_recall`, `funes_get`);
+- `plugin`: the plugin's `file://` URL;
+- `instructions`: the path of FUNES.md.
+
+Config entries survive opencode updates (its plugin folder and package.json are opencode's own to
+rewrite). The file is rewritten with its own indentation and key order; `remove` takes out exactly
+those entries, and when what is left equals the user's file before funes first changed it, puts
+that file back byte for byte. opencode also reads JSON with comments there; funes refuses such a
+file (it cannot keep the comments) with its line, rather than lose them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from funes.installers.base import (
+    ConfigError,
+    InstallReport,
+    dump_json_like,
+    funes_command,
+    plugin_status,
+    read_config_text,
+    remove_plugin,
+    render_plugin,
+    write_atomic,
+)
+from funes.paths import funes_home, opencode_config_dir
+
+SERVER = "funes"
+# The files of `funes.plugins/opencode/` that opencode loads; funes.json is written next to them.
+PLUGIN_FILES: tuple[str, ...] = ("funes.js", "FUNES.md")
+# What funes adds to opencode.json, and the shape each key must already have.
+LISTS = ("plugin", "instructions")
+
+
+def plugin_dir() -> Path:
+    return funes_home() / "integrations" / "opencode"
+
+
+def config_path() -> Path:
+    return opencode_config_dir() / "opencode.json"
+
+
+def plugin_url() -> str:
+    return (plugin_dir() / "funes.js").as_uri()
+
+
+def instructions_path() -> str:
+    return str(plugin_dir() / "FUNES.md")
+
+
+def _line_of_key(text: str, key: str) -> int | None:
+    needle = json.dumps(key)
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.lstrip().startswith(needle):
+            return number
+    return None
+
+
+def _read_config(path: Path) -> tuple[dict[str, Any], str]:
+    """The parsed config and its text ("" when absent); ConfigError for a shape funes cannot
+    edit."""
+    text = read_config_text(path)
+    if not text.strip():
+        return {}, text
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        problem = f"not plain JSON ({error.msg}; funes cannot keep comments)"
+        raise ConfigError(path, error.lineno, problem) from None
+    if not isinstance(data, dict):
+        raise ConfigError(path, 1, "the top level is not a JSON object")
+    mcp = data.get("mcp")
+    if mcp is not None and not isinstance(mcp, dict):
+        raise ConfigError(path, _line_of_key(text, "mcp"), '"mcp" is not an object')
+    if isinstance(mcp, dict) and SERVER in mcp and not isinstance(mcp[SERVER], dict):
+        raise ConfigError(path, _line_of_key(text, SERVER), '"mcp.funes" is not an object')
+    for key in LISTS:
+        if key in data and not isinstance(data[key], list):
+            raise ConfigError(path, _line_of_key(text, key), f'"{key}" is not a list')
+    return data, text
+
+
+def _server(memory: str | None) -> dict[str, Any]:
+    funes = funes_command()
+    server: dict[str, Any] = {
+        "type": "local",
+        "command": [*funes, "mcp", *([memory] if memory else [])],
+        "enabled": True,
+    }
+    if os.environ.get("FUNES_HOME", "").strip():  # a non-default memory home travels along
+        server["environment"] = {"FUNES_HOME": os.environ["FUNES_HOME"].strip()}
+    return server
+
+
+def _ours() -> dict[str, str]:
+    return {"plugin": plugin_url(), "instructions": instructions_path()}
+
+
+class OpencodeInstaller:
+    agent = "opencode"
+
+    def check(self) -> None:
+        _read_config(config_path())
+
+    def install(self, memory: str | None = None) -> InstallReport:
+        report = InstallReport(agent=self.agent)
+        config = config_path()
+        data, original = _read_config(config)  # refuse before touching anything
+        render_plugin(report, "opencode", PLUGIN_FILES, plugin_dir(), memory)
+        before = json.dumps(data, sort_keys=True)
+        mcp = data.setdefault("mcp", {})
+        server = _server(memory)
+        if mcp.get(SERVER) != server:
+            mcp[SERVER] = server
+        for key, value in _ours().items():
+            entries = data.get(key) or []
+            if value not in entries:
+                data[key] = [*entries, value]
+        changed = json.dumps(data, sort_keys=True) != before or not config.exists()
+        if changed and write_atomic(config, dump_json_like(data, original)):
+            report.changed.append(config)
+        report.notes.append(
+            f"opencode loads funes from {config}: the MCP server (tools funes_recall and "
+            f"funes_get), the plugin {plugin_dir() / 'funes.js'} that indexes each prompt when "
+            "it ends, and FUNES.md saying when to recall. Restart running opencode sessions."
+        )
+        return report
+
+    def uninstall(self) -> InstallReport:
+        report = InstallReport(agent=self.agent)
+        config = config_path()
+        data, original = _read_config(config)
+        if config.exists():
+            before = json.dumps(data, sort_keys=True)
+            _remove_ours(data)
+            if json.dumps(data, sort_keys=True) != before:
+                text = _restored(config, data) or dump_json_like(data, original)
+                if _delete_if_ours(config, data) or write_atomic(config, text):
+                    report.changed.append(config)
+        remove_plugin(report, plugin_dir())
+        return report
+
+    def status(self) -> dict[str, object]:
+        try:
+            data, _ = _read_config(config_path())
+        except ConfigError as error:
+            return {"installed": False, "files": [], "problem": str(error)}
+        wired = SERVER in (data.get("mcp") or {}) and plugin_url() in (data.get("plugin") or [])
+        return plugin_status(config_path(), wired, plugin_dir(), "funes.js")
+
+
+def _remove_ours(data: dict[str, Any]) -> None:
+    mcp = data.get("mcp")
+    if isinstance(mcp, dict) and SERVER in mcp:
+        del mcp[SERVER]
+        if not mcp:
+            del data["mcp"]
+    for key, value in _ours().items():
+        entries = data.get(key)
+        if isinstance(entries, list) and value in entries:
+            kept = [entry for entry in entries if entry != value]
+            if kept:
+                data[key] = kept
+            else:
+                del data[key]
+
+
+def _backup(config: Path) -> Path:
+    return config.with_name(config.name + ".funes-backup")
+
+
+def _restored(config: Path, data: dict[str, Any]) -> str | None:
+    """The user's file as it was before funes first changed it, when it holds exactly `data`
+    (so a remove gives back their bytes, whatever their layout)."""
+    try:
+        text = _backup(config).read_text(encoding="utf-8")
+        return text if json.loads(text) == data else None
+    except (OSError, ValueError):
+        return None
+
+
+def _delete_if_ours(config: Path, data: dict[str, Any]) -> bool:
+    """Delete opencode.json when funes created it and nothing of the user's is in it."""
+    if data or _backup(config).exists():
+        return False
+    config.unlink()
+    return True
+
+
+INSTALLER = OpencodeInstaller()
