@@ -15,6 +15,7 @@ AGENTS: tuple[str, ...] = (
     "pi",
     "hermes",
     "opencode",
+    "copilot",
 )
 
 

@@ -19,18 +19,17 @@ file (it cannot keep the comments) with its line, rather than lose them.
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Any
 
+from funes.installers import jsonfile
 from funes.installers.base import (
     ConfigError,
     InstallReport,
     dump_json_like,
     funes_command,
     plugin_status,
-    read_config_text,
     remove_plugin,
     render_plugin,
     write_atomic,
@@ -60,35 +59,16 @@ def instructions_path() -> str:
     return str(plugin_dir() / "FUNES.md")
 
 
-def _line_of_key(text: str, key: str) -> int | None:
-    needle = json.dumps(key)
-    for number, line in enumerate(text.splitlines(), start=1):
-        if line.lstrip().startswith(needle):
-            return number
-    return None
-
-
 def _read_config(path: Path) -> tuple[dict[str, Any], str]:
     """The parsed config and its text ("" when absent); ConfigError for a shape funes cannot
     edit."""
-    text = read_config_text(path)
-    if not text.strip():
-        return {}, text
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        problem = f"not plain JSON ({error.msg}; funes cannot keep comments)"
-        raise ConfigError(path, error.lineno, problem) from None
-    if not isinstance(data, dict):
-        raise ConfigError(path, 1, "the top level is not a JSON object")
+    data, text = jsonfile.read_object(path)
     mcp = data.get("mcp")
-    if mcp is not None and not isinstance(mcp, dict):
-        raise ConfigError(path, _line_of_key(text, "mcp"), '"mcp" is not an object')
-    if isinstance(mcp, dict) and SERVER in mcp and not isinstance(mcp[SERVER], dict):
-        raise ConfigError(path, _line_of_key(text, SERVER), '"mcp.funes" is not an object')
+    jsonfile.require(path, text, mcp, dict, "mcp", "mcp")
+    if isinstance(mcp, dict):
+        jsonfile.require(path, text, mcp.get(SERVER), dict, "mcp.funes", SERVER)
     for key in LISTS:
-        if key in data and not isinstance(data[key], list):
-            raise ConfigError(path, _line_of_key(text, key), f'"{key}" is not a list')
+        jsonfile.require(path, text, data.get(key), list, key, key)
     return data, text
 
 
@@ -119,7 +99,7 @@ class OpencodeInstaller:
         config = config_path()
         data, original = _read_config(config)  # refuse before touching anything
         render_plugin(report, "opencode", PLUGIN_FILES, plugin_dir(), memory)
-        before = json.dumps(data, sort_keys=True)
+        before = jsonfile.fingerprint(data)
         mcp = data.setdefault("mcp", {})
         server = _server(memory)
         if mcp.get(SERVER) != server:
@@ -128,7 +108,7 @@ class OpencodeInstaller:
             entries = data.get(key) or []
             if value not in entries:
                 data[key] = [*entries, value]
-        changed = json.dumps(data, sort_keys=True) != before or not config.exists()
+        changed = jsonfile.fingerprint(data) != before or not config.exists()
         if changed and write_atomic(config, dump_json_like(data, original)):
             report.changed.append(config)
         report.notes.append(
@@ -143,11 +123,11 @@ class OpencodeInstaller:
         config = config_path()
         data, original = _read_config(config)
         if config.exists():
-            before = json.dumps(data, sort_keys=True)
+            before = jsonfile.fingerprint(data)
             _remove_ours(data)
-            if json.dumps(data, sort_keys=True) != before:
-                text = _restored(config, data) or dump_json_like(data, original)
-                if _delete_if_ours(config, data) or write_atomic(config, text):
+            if jsonfile.fingerprint(data) != before:
+                text = jsonfile.restored_text(config, data) or dump_json_like(data, original)
+                if jsonfile.delete_if_created(config, data) or write_atomic(config, text):
                     report.changed.append(config)
         remove_plugin(report, plugin_dir())
         return report
@@ -175,28 +155,6 @@ def _remove_ours(data: dict[str, Any]) -> None:
                 data[key] = kept
             else:
                 del data[key]
-
-
-def _backup(config: Path) -> Path:
-    return config.with_name(config.name + ".funes-backup")
-
-
-def _restored(config: Path, data: dict[str, Any]) -> str | None:
-    """The user's file as it was before funes first changed it, when it holds exactly `data`
-    (so a remove gives back their bytes, whatever their layout)."""
-    try:
-        text = _backup(config).read_text(encoding="utf-8")
-        return text if json.loads(text) == data else None
-    except (OSError, ValueError):
-        return None
-
-
-def _delete_if_ours(config: Path, data: dict[str, Any]) -> bool:
-    """Delete opencode.json when funes created it and nothing of the user's is in it."""
-    if data or _backup(config).exists():
-        return False
-    config.unlink()
-    return True
 
 
 INSTALLER = OpencodeInstaller()

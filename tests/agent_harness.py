@@ -34,6 +34,7 @@ _BINARIES = {
     "pi": "pi/node_modules/.bin/pi",
     "hermes": "hermes/bin/hermes",
     "opencode": "opencode/node_modules/.bin/opencode",
+    "copilot": "copilot/node_modules/.bin/copilot",
 }
 
 T = TypeVar("T")

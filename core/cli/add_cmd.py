@@ -14,6 +14,7 @@ AGENT_CHOICES = [
     "pi",
     "hermes",
     "opencode",
+    "copilot",
 ]
 
 

@@ -1,6 +1,7 @@
 """Checks of every agent `funes add` wired: its files in place, the agent itself loading funes
 (asked through the agent's own CLI: `claude plugin list`, `codex mcp list`, `pi list`, `hermes
-plugins list`, `opencode debug config`), and its hook firing after the sessions it writes."""
+plugins list`, `opencode debug config`, `copilot mcp list`), and its hook firing after the
+sessions it writes."""
 
 from __future__ import annotations
 
@@ -14,7 +15,14 @@ from pathlib import Path
 from typing import Any
 
 from funes.inspect.doctor import Check
-from funes.paths import claude_home, codex_home, hermes_home, opencode_db, pi_agent_dir
+from funes.paths import (
+    claude_home,
+    codex_home,
+    copilot_home,
+    hermes_home,
+    opencode_db,
+    pi_agent_dir,
+)
 
 CLI_TIMEOUT_S = 60.0
 READD = "run `funes add {agent}` again (it rewrites what is missing), then start a new session"
@@ -227,12 +235,27 @@ def _read_opencode(stdout: str) -> tuple[bool, str, str]:
     return True, "opencode loads the funes plugin and MCP server", ""
 
 
+def _read_copilot(stdout: str) -> tuple[bool, str, str]:
+    """`copilot mcp list --json`: every MCP server Copilot would start (its hooks have no CLI;
+    the files check reads them from settings.json)."""
+    server = (json.loads(stdout).get("mcpServers") or {}).get("funes")
+    if not isinstance(server, dict):
+        return False, "`copilot mcp list` does not list funes", READD.format(agent="copilot")
+    if server.get("enabled") is False:
+        return False, "Copilot lists the funes MCP server as disabled", "`copilot mcp enable funes`"
+    problem = _command_problem(server.get("command"))
+    if problem:
+        return False, f"Copilot lists funes, but {problem}", READD.format(agent="copilot")
+    return True, "Copilot lists the funes MCP server, enabled", ""
+
+
 _ASKERS: dict[str, tuple[str, list[str], Callable[[str], tuple[bool, str, str]]]] = {
     "claude": ("claude", ["plugin", "list", "--json"], _read_claude),
     "codex": ("codex", ["mcp", "list", "--json"], _read_codex),
     "pi": ("pi", ["list"], _read_pi),
     "hermes": ("hermes", ["plugins", "list", "--plain", "--no-bundled"], _read_hermes),
     "opencode": ("opencode", ["debug", "config"], _read_opencode),
+    "copilot": ("copilot", ["mcp", "list", "--json"], _read_copilot),
 }
 
 
@@ -254,6 +277,7 @@ def newest_transcript(agent: str) -> float | None:
         "claude": (claude_home() / "projects", "*.jsonl"),
         "codex": (codex_home() / "sessions", "*.jsonl*"),
         "pi": (pi_agent_dir() / "sessions", "*.jsonl"),
+        "copilot": (copilot_home() / "session-state", "events.jsonl"),
     }
     if agent == "hermes":
         files = [hermes_home() / "state.db"]

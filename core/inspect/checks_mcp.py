@@ -18,8 +18,8 @@ TOOLS = {"recall", "get", "status"}
 
 def configured_server(agent: str, said: str) -> dict[str, Any] | None:
     """{"command", "args", "env"} of the funes MCP server in what the agent's CLI printed
-    (`claude plugin list --json`, `codex mcp list --json`, `opencode debug config`); None for
-    agents without one."""
+    (`claude plugin list --json`, `codex mcp list --json`, `opencode debug config`,
+    `copilot mcp list --json`); None for agents without one."""
     try:
         entries = json.loads(said)
     except ValueError:
@@ -31,6 +31,8 @@ def configured_server(agent: str, said: str) -> dict[str, Any] | None:
     elif agent == "codex":
         entry = next((e for e in entries if e.get("name") == "funes"), {})
         server = entry.get("transport")
+    elif agent == "copilot":  # `copilot mcp list --json`
+        server = (entries.get("mcpServers") or {}).get("funes")
     elif agent == "opencode":  # `opencode debug config`: {"mcp": {"funes": {"command": [argv]}}}
         local = (entries.get("mcp") or {}).get("funes") or {}
         argv = local.get("command") or []

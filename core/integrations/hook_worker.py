@@ -30,7 +30,14 @@ from typing import Any
 
 from funes.integrations.hook import queue_dir
 from funes.model import HARNESS_ALIASES
-from funes.paths import claude_home, codex_home, funes_home, hermes_home, opencode_db
+from funes.paths import (
+    claude_home,
+    codex_home,
+    copilot_home,
+    funes_home,
+    hermes_home,
+    opencode_db,
+)
 
 log = logging.getLogger("funes.integrations.hook_worker")
 
@@ -81,6 +88,8 @@ def resolve_transcript(entry: dict[str, Any]) -> Path | None:
         return None
     if harness == "claude_code":
         return next(iter(sorted(claude_home().glob(f"projects/*/{session}.jsonl"))), None)
+    if harness == "copilot":  # sessionEnd names only the session, whose folder holds the file
+        return copilot_home() / "session-state" / session / "events.jsonl"
     if harness == "codex":  # notify gives only the thread id, which names the rollout file
         found = sorted(codex_home().glob(f"sessions/*/*/*/rollout-*{session}.jsonl*"))
         return found[0] if found else None

@@ -15,6 +15,7 @@ __all__ = ["ReadResult", "Resume", "TraceSource", "all_sources", "source_for"]
 def all_sources() -> list[TraceSource]:
     from funes.traces.claude import ClaudeSource
     from funes.traces.codex import CodexSource
+    from funes.traces.copilot import CopilotSource
     from funes.traces.hermes import HermesSource
     from funes.traces.opencode import OpencodeSource
     from funes.traces.parquet import ParquetSource
@@ -26,6 +27,7 @@ def all_sources() -> list[TraceSource]:
         PiSource(),
         HermesSource(),
         OpencodeSource(),
+        CopilotSource(),
         ParquetSource(),
     ]
 

@@ -54,6 +54,8 @@ def _first_record(path: Path) -> dict | None:
 def sniff_record(record: dict) -> str:
     """The harness whose JSONL starts with `record`."""
     kind = record.get("type")
+    if kind == "session.start" and isinstance(record.get("data"), dict):  # Copilot CLI
+        return "copilot"
     if "payload" in record or kind in (
         "session_meta",
         "response_item",
@@ -146,6 +148,7 @@ def _classify(path: Path) -> str | None:
         (codex_home(), "codex"),
         (pi_agent_dir() / "sessions", "pi"),
         (hermes_home(), "hermes"),
+        (copilot_home() / "session-state", "copilot"),
     )
     for root, harness in by_location:
         if is_within(path, root):
@@ -164,6 +167,7 @@ WALKED_NAMES: dict[str, Callable[[str], bool]] = {
     "pi": lambda name: name.endswith(".jsonl"),
     "hermes": lambda name: Path(name).suffix in (".db", ".json", ".jsonl"),
     "opencode": lambda name: name.endswith(".db"),
+    "copilot": lambda name: name.endswith(".jsonl"),
     "parquet": lambda name: name.lower().endswith(".parquet"),
 }
 
