@@ -18,9 +18,11 @@ from funes.installers.base import ConfigError, read_config_text
 
 def line_of_key(text: str, key: str) -> int | None:
     """The first line where `key` is written as a JSON key, for pointing at it in an error."""
-    needle = json.dumps(key)
+    import re
+
+    written = re.compile(re.escape(json.dumps(key)) + r"\s*:")
     for number, line in enumerate(text.splitlines(), start=1):
-        if line.lstrip().startswith(needle):
+        if written.search(line):
             return number
     return None
 
