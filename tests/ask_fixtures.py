@@ -29,6 +29,7 @@ AGENT_BINARIES = {
     "codex": CLIENTS / "codex/node_modules/.bin/codex",
     "pi": CLIENTS / "pi/node_modules/.bin/pi",
     "hermes": CLIENTS / "hermes/bin/hermes",
+    "opencode": CLIENTS / "opencode/node_modules/.bin/opencode",
 }
 MCP_PYTHON = CLIENTS / "venv/bin/python"
 MODEL_STUB = Path(__file__).with_name("ask_model_stub.py")
@@ -210,7 +211,51 @@ def setup_agent(
             f"mcp_servers:\n  funes:\n    command: {mcp['command']}\n"
             f"    args: [{mcp['args'][0]}]\n    enabled: true\n"
         )
+    elif agent == "opencode":
+        _setup_opencode(home, base, mcp, monkeypatch)
     return state
+
+
+def _setup_opencode(home: Path, base: str, mcp: dict, monkeypatch: pytest.MonkeyPatch) -> None:
+    """opencode with the stub as provider, the kit's stand-in MCP server, and the kit's plugin
+    (a `funes_plugin_recall` tool and a session.idle hook that logs to $HOOK_LOG)."""
+    import shutil
+
+    for key, value in {
+        "XDG_CONFIG_HOME": str(home / ".config"),
+        "XDG_DATA_HOME": str(home / ".local" / "share"),
+        "XDG_CACHE_HOME": str(home / ".cache"),
+        "XDG_STATE_HOME": str(home / ".local" / "state"),
+        "OPENCODE_DISABLE_AUTOUPDATE": "1",
+        "OPENCODE_DISABLE_MODELS_FETCH": "1",
+    }.items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.delenv("FUNES_HOOK_CMD", raising=False)
+    config_dir = home / ".config" / "opencode"
+    (config_dir / "plugin").mkdir(parents=True)
+    seed = CLIENTS / "opencode-seed"  # else opencode npm-installs its plugin package offline
+    if (seed / "node_modules").is_dir():
+        shutil.copytree(seed, config_dir, dirs_exist_ok=True)
+    (config_dir / "plugin" / "funes-test.js").write_text(
+        (KIT / "opencode-plugin" / "funes-test.js").read_text()
+    )
+    provider = {
+        "npm": "@ai-sdk/openai-compatible",
+        "options": {"baseURL": f"{base}/v1", "apiKey": "dummy"},
+        "models": {"stub-model": {"name": "Stub"}},
+    }
+    server = {"type": "local", "command": [mcp["command"], *mcp["args"]]}
+    (config_dir / "opencode.json").write_text(
+        json.dumps(
+            {
+                "autoupdate": False,
+                "share": "disabled",
+                "provider": {"stub": provider},
+                "model": "stub/stub-model",
+                "mcp": {"funes": server},
+            }
+        )
+    )
 
 
 def offered_tool_names(request: dict) -> list[str]:

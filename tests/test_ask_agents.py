@@ -24,7 +24,7 @@ from funes.integrations.ask import AgentFailed, build_prompt, run_agent
 
 pytestmark = pytest.mark.agents
 
-AGENTS = ("claude", "codex", "pi", "hermes")
+AGENTS = ("claude", "codex", "pi", "hermes", "opencode")
 
 
 @pytest.fixture
@@ -66,6 +66,8 @@ def test_the_model_gets_the_passages_and_no_tools_and_stdout_is_its_answer(
     assert "eviction storms" in answer
     assert not home.mcp_log.exists(), "the funes MCP server was started or called"
     assert not home.hook_log.exists(), "a user hook fired during the ask run"
+    if agent == "opencode":  # its session went to a database in the run's own folder
+        assert not (home.home / ".local/share/opencode/opencode.db").exists()
 
 
 @pytest.mark.parametrize("agent", AGENTS)
@@ -180,6 +182,7 @@ PLAIN_RUNS = {  # how the agent runs non-interactively when nothing is switched 
     "codex": ["exec", "--skip-git-repo-check", "hello"],
     "pi": ["-p", "hello"],
     "hermes": ["chat", "-Q", "-q", "hello"],
+    "opencode": ["run", "hello"],
 }
 
 

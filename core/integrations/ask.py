@@ -23,7 +23,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-ASK_AGENTS: tuple[str, ...] = ("claude", "codex", "pi", "hermes")
+ASK_AGENTS: tuple[str, ...] = (
+    "claude",
+    "codex",
+    "pi",
+    "hermes",
+    "opencode",
+)
 
 # Same defaults as `funes recall`.
 DEFAULT_K = 8
@@ -200,13 +206,15 @@ class StreamUpdate:
 
 @dataclass(frozen=True)
 class AgentCli:
-    name: str  # what the user types: claude | codex | pi | hermes
+    name: str  # what the user types: claude | codex | pi | hermes | opencode
     binary: str
     argv: Callable[[str], list[str]]  # prompt → arguments after the binary
     read_line: Callable[[str], StreamUpdate]  # one stdout line → what it says
     # True when stdout is the answer itself (no event stream): every line is kept.
     plain_text: bool = False
     extra_env: dict[str, str] = field(default_factory=dict)
+    # More environment for one run, given its empty working folder (which is deleted after).
+    run_env: Callable[[str], dict[str, str]] | None = None
 
 
 def _json_line(line: str) -> dict[str, Any] | None:
@@ -383,6 +391,48 @@ def _hermes_line(line: str) -> StreamUpdate:
     return StreamUpdate(answer=line)
 
 
+def _opencode_argv(prompt: str) -> list[str]:
+    # `--pure`: no external plugins (funes' own hook among them); an explicit title spares the
+    # model a second request to name the session.
+    return ["run", "--pure", "--format", "json", "--title", "funes ask", prompt]
+
+
+def _opencode_env(workdir: str) -> dict[str, str]:
+    """No tool at all, every MCP server of the user's config off, and the session written to a
+    database in the run's own folder (deleted with it), not to the one funes indexes."""
+    from funes.paths import opencode_config_dir
+
+    servers: list[str] = []
+    for name in ("opencode.json", "config.json"):
+        try:
+            config = json.loads((opencode_config_dir() / name).read_text())
+            servers += list(config.get("mcp") or {})
+        except (OSError, ValueError, AttributeError):
+            continue
+    overrides = {"tools": {"*": False}, "mcp": {name: {"enabled": False} for name in servers}}
+    return {
+        "OPENCODE_CONFIG_CONTENT": json.dumps(overrides),
+        "OPENCODE_DB": os.path.join(workdir, "ask.db"),
+    }
+
+
+def _opencode_line(line: str) -> StreamUpdate:
+    event = _json_line(line)
+    if event is None:
+        return StreamUpdate()
+    kind = event.get("type")
+    part = event.get("part") or {}
+    if kind == "text" and isinstance(part.get("text"), str):
+        return StreamUpdate(answer=part["text"], status="opencode is writing")
+    if kind == "error":
+        error = event.get("error") or {}
+        detail = (error.get("data") or {}).get("message") if isinstance(error, dict) else error
+        return StreamUpdate(error=str(detail or error or "error"))
+    if kind == "step_start":
+        return StreamUpdate(status="opencode started")
+    return StreamUpdate()
+
+
 AGENT_CLIS: dict[str, AgentCli] = {
     "claude": AgentCli("claude", "claude", _claude_argv, _claude_line),
     "codex": AgentCli("codex", "codex", _codex_argv, _codex_line),
@@ -396,6 +446,9 @@ AGENT_CLIS: dict[str, AgentCli] = {
         _hermes_line,
         plain_text=True,
         extra_env={"HERMES_SAFE_MODE": "1"},
+    ),
+    "opencode": AgentCli(
+        "opencode", "opencode", _opencode_argv, _opencode_line, run_env=_opencode_env
     ),
 }
 
@@ -432,13 +485,13 @@ def run_agent(
     """Run the agent once on `prompt` with stdin closed; return its final answer text."""
     cli = agent_cli(agent)
     binary = find_agent(agent)
-    env = {**os.environ, **cli.extra_env}
     stderr_tail: deque[str] = deque(maxlen=STDERR_TAIL_LINES)
     if progress:
         progress(f"asking {cli.name}")
     # An empty working folder: no project context files, nothing to read, no session recorded
     # under the user's project.
     with tempfile.TemporaryDirectory(prefix="funes-ask-") as workdir:
+        env = {**os.environ, **cli.extra_env, **(cli.run_env(workdir) if cli.run_env else {})}
         child = subprocess.Popen(
             [binary, *cli.argv(prompt)],
             stdin=subprocess.DEVNULL,
