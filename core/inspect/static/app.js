@@ -5,6 +5,7 @@
 
 const AGENT_COLOURS = {
   claude_code: "#d97757", codex: "#3b82f6", pi: "#10b981", hermes: "#a855f7",
+  opencode: "#f59e0b", copilot: "#0ea5e9",
   parquet: "#64748b", unknown: "#94a3b8",
 };
 const LONG_BLOCK = 1500; // characters: longer blocks start folded in a timeline
