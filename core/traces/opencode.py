@@ -81,13 +81,14 @@ def _read(conn: sqlite3.Connection, unit: Path, resume: Resume) -> ReadResult:
     ).fetchall()
     sessions = _sessions(conn, {row[1] for row in rows})
     latest = _latest_per_session(rows)
+    parts_of = _parts(conn, mark)
     assembler = TurnAssembler(HARNESS, str(unit), carry)
     unfinished = False
     for message_id, session_id, created, updated, raw in rows:
         if message_id in done:
             continue
         data = _object(raw)
-        parts = _parts(conn, message_id)
+        parts = parts_of.get(message_id, [])
         touched = max([updated or 0, *(p[0] for p in parts)])
         later = latest.get(session_id, ("", 0))[1] > created
         if not _finished(data, later) and now_ms - touched < SETTLE_MS:
@@ -124,11 +125,19 @@ def _latest_per_session(rows: list[tuple[Any, ...]]) -> dict[str, tuple[str, int
     return latest
 
 
-def _parts(conn: sqlite3.Connection, message_id: str) -> list[tuple[int, dict[str, Any]]]:
+def _parts(conn: sqlite3.Connection, mark: list[Any]) -> dict[str, list[tuple[int, Any]]]:
+    """message id → (time_updated, data) of its parts in id order, for the messages above
+    `mark`, in one query."""
     rows = conn.execute(
-        "SELECT time_updated, data FROM part WHERE message_id = ? ORDER BY id", (message_id,)
+        "SELECT p.message_id, p.time_updated, p.data FROM part p JOIN message m "
+        "ON m.id = p.message_id WHERE m.time_created > ? OR (m.time_created = ? AND m.id > ?) "
+        "ORDER BY p.message_id, p.id",
+        (mark[0], mark[0], mark[1]),
     )
-    return [(updated or 0, _object(raw)) for updated, raw in rows]
+    found: dict[str, list[tuple[int, Any]]] = {}
+    for message_id, updated, raw in rows:
+        found.setdefault(message_id, []).append((updated or 0, _object(raw)))
+    return found
 
 
 def _finished(data: dict[str, Any], later_message: bool) -> bool:
