@@ -95,7 +95,8 @@ def test_opencode_with_funes_recalls_a_past_session_and_indexes_its_own_turn(
         tmp_path / "stub", tool_re="^funes_recall$", tool_args={"query": QUESTION}
     ) as stub:
         config = config_dir / "opencode.json"
-        config.write_text(user_config(stub.base_url))
+        base_url = stub.base_url
+        config.write_text(user_config(base_url))
         original = config.read_bytes()
         env.funes_ok("add", "opencode", "--yes")
 
@@ -131,7 +132,15 @@ def test_opencode_with_funes_recalls_a_past_session_and_indexes_its_own_turn(
     listed = env.funes_ok("sessions", "--harness", "opencode").stdout
     assert session_id[:8] in listed and TURN_MARKER in listed
 
-    # 4. funes remove opencode: the user's file as it was, byte for byte; opencode loads no funes.
+    # 4. A funes that cannot start never breaks opencode: the plugin's hook fails silently.
+    with stub_model(tmp_path / "stub2", tool_re="^none$") as stub:
+        config.write_text(config.read_text().replace(base_url, stub.base_url))
+        broken = {**env.env, "FUNES_BIN": str(tmp_path / "no-such-funes")}
+        run = env.run([opencode, "run", "hello"], env=broken, timeout=180, stdin=subprocess.DEVNULL)
+        assert run.returncode == 0 and "STUB: hello" in run.stdout, run.stderr[-2000:]
+        config.write_text(config.read_text().replace(stub.base_url, base_url))
+
+    # 5. funes remove opencode: the user's file as it was, byte for byte; opencode loads no funes.
     env.funes_ok("remove", "opencode")
     assert config.read_bytes() == original
     assert not (env.funes_home / "integrations" / "opencode").exists()
