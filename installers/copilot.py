@@ -65,8 +65,8 @@ def _read_settings(path: Path) -> tuple[dict[str, Any], str]:
     data, text = jsonfile.read_object(path)
     hooks = data.get("hooks")
     jsonfile.require(path, text, hooks, dict, "hooks", "hooks")
-    for event in HOOK_EVENTS if isinstance(hooks, dict) else ():
-        handlers = hooks.get(event)
+    for event in HOOK_EVENTS:
+        handlers = hooks.get(event) if isinstance(hooks, dict) else None
         jsonfile.require(path, text, handlers, list, f"hooks.{event}", event)
         if any(not isinstance(handler, dict) for handler in handlers or []):
             problem = f'a "hooks.{event}" entry is not an object'

@@ -50,7 +50,7 @@ def _handle_record(
 ) -> None:
     state = assembler.extra
     kind = record.get("type")
-    data = record.get("data") if isinstance(record.get("data"), dict) else {}
+    data = _object(record.get("data"))
     if kind in ("session.start", "session.resume"):
         state.setdefault("session", str(data.get("sessionId") or stem))
         state["cwd"] = str((data.get("context") or {}).get("cwd") or state.get("cwd") or "")
@@ -68,6 +68,10 @@ def _handle_record(
     elif kind == "session.compaction_complete":
         turn = _turn(assembler, record, line_no, "system")
         assembler.add(turn, "text", data.get("summaryContent"), note="compaction")
+
+
+def _object(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
 
 
 def _turn(assembler: TurnAssembler, record: dict[str, Any], line_no: int, role: str) -> Turn:
@@ -103,8 +107,7 @@ def _tool_result(
     assembler: TurnAssembler, record: dict[str, Any], line_no: int, data: dict[str, Any]
 ) -> None:
     call_id = data.get("toolCallId")
-    result = data.get("result") if isinstance(data.get("result"), dict) else {}
-    error = data.get("error") if isinstance(data.get("error"), dict) else {}
+    result, error = _object(data.get("result")), _object(data.get("error"))
     text = result.get("content") if data.get("success") else None
     if not text and error.get("message"):
         text = f"[error] {error['message']}"
