@@ -75,6 +75,7 @@ def test_each_source_finds_its_units_under_its_moved_home(agent_homes: Path) -> 
         "pi": ["pi/sessions/--w--/2026_x.jsonl"],
         "hermes": ["hermes/sessions/session_20260429_hermes_small.json", "hermes/state.db"],
         "opencode": [],
+        "copilot": [],
         "parquet": [],
     }
 

@@ -49,7 +49,8 @@ class OpencodeSource(FileSource):
     harness = HARNESS
 
     def default_roots(self) -> list[Path]:
-        return [opencode_db().parent]
+        # The database itself: its folder also holds opencode's git snapshots of every project.
+        return [opencode_db()]
 
     def read(self, unit: Path, resume: Resume | None = None) -> ReadResult:
         resume = resume or {}
