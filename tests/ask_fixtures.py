@@ -30,6 +30,7 @@ AGENT_BINARIES = {
     "pi": CLIENTS / "pi/node_modules/.bin/pi",
     "hermes": CLIENTS / "hermes/bin/hermes",
     "opencode": CLIENTS / "opencode/node_modules/.bin/opencode",
+    "copilot": CLIENTS / "copilot/node_modules/.bin/copilot",
 }
 MCP_PYTHON = CLIENTS / "venv/bin/python"
 MODEL_STUB = Path(__file__).with_name("ask_model_stub.py")
@@ -213,6 +214,8 @@ def setup_agent(
         )
     elif agent == "opencode":
         _setup_opencode(home, base, mcp, monkeypatch)
+    elif agent == "copilot":
+        _setup_copilot(home, base, mcp, hook, monkeypatch)
     return state
 
 
@@ -256,6 +259,34 @@ def _setup_opencode(home: Path, base: str, mcp: dict, monkeypatch: pytest.Monkey
             }
         )
     )
+
+
+def _setup_copilot(
+    home: Path, base: str, mcp: dict, hook: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Copilot CLI on the stub (BYOK, offline), the stand-in MCP server as `copilot mcp add`
+    writes it, and an agentStop hook that logs to $HOOK_LOG."""
+    for key, value in {
+        "COPILOT_OFFLINE": "true",
+        "COPILOT_AUTO_UPDATE": "false",
+        "COPILOT_PROVIDER_TYPE": "openai",
+        "COPILOT_PROVIDER_API_KEY": "dummy",
+        "COPILOT_PROVIDER_BASE_URL": f"{base}/v1",
+        "COPILOT_MODEL": "stub-model",
+    }.items():
+        monkeypatch.setenv(key, value)
+    for key in ("COPILOT_HOME", "GITHUB_TOKEN", "GH_TOKEN", "COPILOT_GITHUB_TOKEN"):
+        monkeypatch.delenv(key, raising=False)
+    runtime = CLIENTS / "copilot-cache" / "pkg"  # unpacked once by the agent kit
+    if runtime.is_dir():
+        (home / ".cache" / "copilot").mkdir(parents=True)
+        (home / ".cache" / "copilot" / "pkg").symlink_to(runtime)
+    copilot = home / ".copilot"
+    copilot.mkdir()
+    server = {"type": "local", "tools": ["*"], **mcp}
+    (copilot / "mcp-config.json").write_text(json.dumps({"mcpServers": {"funes": server}}))
+    stop = [{"type": "command", "bash": hook, "timeoutSec": 30}]
+    (copilot / "settings.json").write_text(json.dumps({"hooks": {"agentStop": stop}}))
 
 
 def offered_tool_names(request: dict) -> list[str]:

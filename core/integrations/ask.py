@@ -29,6 +29,7 @@ ASK_AGENTS: tuple[str, ...] = (
     "pi",
     "hermes",
     "opencode",
+    "copilot",
 )
 
 # Same defaults as `funes recall`.
@@ -206,7 +207,7 @@ class StreamUpdate:
 
 @dataclass(frozen=True)
 class AgentCli:
-    name: str  # what the user types: claude | codex | pi | hermes | opencode
+    name: str  # what the user types: claude | codex | pi | hermes | opencode | copilot
     binary: str
     argv: Callable[[str], list[str]]  # prompt → arguments after the binary
     read_line: Callable[[str], StreamUpdate]  # one stdout line → what it says
@@ -433,6 +434,57 @@ def _opencode_line(line: str) -> StreamUpdate:
     return StreamUpdate()
 
 
+def _copilot_argv(prompt: str) -> list[str]:
+    # `--available-tools=none` names a tool that does not exist: the model is offered none.
+    return [
+        "-p",
+        prompt,
+        "--output-format",
+        "json",
+        "--no-custom-instructions",
+        "--disable-builtin-mcps",
+        "--available-tools=none",
+        "--no-ask-user",
+        "--no-auto-update",
+    ]
+
+
+def _copilot_env(workdir: str) -> dict[str, str]:
+    """A Copilot home of the run's own (deleted with it): the user's `config.json` (their login
+    and model) and `settings.json` with every hook off, and nothing else: no MCP server, no
+    instructions, and the session is saved there, not where funes indexes."""
+    from funes.paths import copilot_home
+
+    home = os.path.join(workdir, ".copilot-home")
+    os.makedirs(home)
+    with contextlib.suppress(OSError):
+        shutil.copy2(copilot_home() / "config.json", home)
+    try:
+        settings = json.loads((copilot_home() / "settings.json").read_text())
+    except (OSError, ValueError):
+        settings = {}
+    settings = settings if isinstance(settings, dict) else {}
+    settings = {k: v for k, v in settings.items() if k != "hooks"} | {"disableAllHooks": True}
+    with open(os.path.join(home, "settings.json"), "w") as out:
+        json.dump(settings, out)
+    return {"COPILOT_HOME": home}
+
+
+def _copilot_line(line: str) -> StreamUpdate:
+    event = _json_line(line)
+    if event is None:
+        return StreamUpdate()
+    kind = event.get("type")
+    data = event.get("data") if isinstance(event.get("data"), dict) else {}
+    if kind == "assistant.message" and data.get("content"):
+        return StreamUpdate(answer=str(data["content"]), status="copilot is writing")
+    if kind == "session.error":
+        return StreamUpdate(error=str(data.get("message") or data.get("errorType") or "error"))
+    if kind == "assistant.turn_start":
+        return StreamUpdate(status="copilot started")
+    return StreamUpdate()
+
+
 AGENT_CLIS: dict[str, AgentCli] = {
     "claude": AgentCli("claude", "claude", _claude_argv, _claude_line),
     "codex": AgentCli("codex", "codex", _codex_argv, _codex_line),
@@ -450,6 +502,7 @@ AGENT_CLIS: dict[str, AgentCli] = {
     "opencode": AgentCli(
         "opencode", "opencode", _opencode_argv, _opencode_line, run_env=_opencode_env
     ),
+    "copilot": AgentCli("copilot", "copilot", _copilot_argv, _copilot_line, run_env=_copilot_env),
 }
 
 
