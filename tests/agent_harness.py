@@ -143,7 +143,19 @@ def make_agent_env(root: Path, agent: str | None = None, **extra: str) -> AgentE
     env = {
         key: value
         for key, value in os.environ.items()
-        if not key.startswith(("CLAUDE", "CODEX", "PI_", "HERMES", "ANTHROPIC", "OPENAI"))
+        if not key.startswith(
+            (
+                "CLAUDE",
+                "CODEX",
+                "PI_",
+                "HERMES",
+                "ANTHROPIC",
+                "OPENAI",
+                "XDG_",
+                "OPENCODE",
+                "COPILOT",
+            )
+        )
     }
     env.update(
         HOME=str(home),

@@ -121,7 +121,16 @@ def setup_agent(
     state = AgentHome(agent, home, tmp_path / "hook.log", tmp_path / "mcp_calls.log")
     hook = f"{KIT / 'hooks' / 'log_hook.py'} fired"
     mcp = {"command": str(MCP_PYTHON), "args": [str(KIT / "mcp" / "funes_mcp.py")]}
-    for name in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "PI_CODING_AGENT_DIR", "HERMES_HOME"):
+    # Every agent's home follows HOME (Claude Code also reads $XDG_CONFIG_HOME/claude).
+    for name in (
+        "CLAUDE_CONFIG_DIR",
+        "CODEX_HOME",
+        "PI_CODING_AGENT_DIR",
+        "HERMES_HOME",
+        "XDG_CONFIG_HOME",
+        "XDG_DATA_HOME",
+        "COPILOT_HOME",
+    ):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("PATH", f"{bin_dir}:/usr/local/bin:/usr/bin:/bin")
