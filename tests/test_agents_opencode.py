@@ -119,7 +119,8 @@ def test_opencode_with_funes_recalls_a_past_session_and_indexes_its_own_turn(
     # 2. session.idle queued the turn; the worker indexed it from opencode's database.
     database = env.home / ".local" / "share" / "opencode" / "opencode.db"
     with sqlite3.connect(f"file:{database}?mode=ro", uri=True) as conn:
-        (session_id,) = conn.execute("SELECT id FROM session").fetchone()
+        (opencode_id,) = conn.execute("SELECT id FROM session").fetchone()
+    session_id = opencode_id.removeprefix("ses_")  # as funes stores it
     options = ("--format", "agent", "--harness", "opencode")
     recalled = env.recall_once_indexed(TURN_MARKER, *options, naming=session_id)
     assert TURN_MARKER in recalled and " opencode " in recalled

@@ -18,6 +18,7 @@ from funes.traces.opencode import OpencodeSource
 
 FIXTURES = Path(__file__).parent / "fixtures" / "opencode"
 RUN_SESSION = "ses_dcdc1a188ffeITI3K7F2lD2HaH"
+STORED = "dcdc1a188ffeITI3K7F2lD2HaH"  # without `ses_`: every recent session shares `ses_dcdc`
 # Long ago: nothing of such a message changes any more.
 OLD_MS = 1_767_225_600_000  # 2026-01-01T00:00:00Z
 
@@ -93,9 +94,9 @@ def test_a_real_run_becomes_turns_of_one_session(tmp_path: Path) -> None:
 
     assert classify(path) == "opencode"
     assert [(t.seq, t.role, t.session_id) for t in read.turns] == [
-        (0, "user", RUN_SESSION),
-        (1, "assistant", RUN_SESSION),
-        (2, "assistant", RUN_SESSION),
+        (0, "user", STORED),
+        (1, "assistant", STORED),
+        (2, "assistant", STORED),
     ]
     user, call, answer = read.turns
     assert blocks(user) == [
@@ -175,7 +176,7 @@ def test_a_session_cut_short_keeps_the_call_that_never_got_a_result(tmp_path: Pa
     add_message(writer, "ses_cut", "msg_2", OLD_MS + 1, cut, [text("Running it."), pending])
     add_message(writer, "ses_cut", "msg_3", OLD_MS + 2, {"role": "user"}, [text("hello?")])
 
-    turns = [t for t in OpencodeSource().read(path).turns if t.session_id == "ses_cut"]
+    turns = [t for t in OpencodeSource().read(path).turns if t.session_id == "cut"]
 
     assert [blocks(t) for t in turns] == [
         [("text", None, "migrate the db")],
@@ -228,7 +229,7 @@ def test_subagents_errors_summaries_and_opencode_own_text(tmp_path: Path) -> Non
     assert turns["msg_2"].blocks[-1].note == "subagent"
     assert turns["msg_3"].blocks[0].note == "compaction"
     assert turns["msg_1"].parent_uuid is None
-    assert (turns["msg_4"].session_id, turns["msg_4"].parent_uuid) == ("ses_child", "ses_parent")
+    assert (turns["msg_4"].session_id, turns["msg_4"].parent_uuid) == ("child", "parent")
     writer.close()
 
 

@@ -19,6 +19,7 @@ any message once nothing of it changed for `SETTLE_MS` (a session cut short). Th
 the (time_created, id) below which every message was read, plus the ids read above it; a read
 that leaves a message unfinished is marked incomplete, so the next index reads the unit again. A
 sub-agent's session (`parent_id`) names its parent as the `parent_uuid` of its first turn.
+Session ids are stored without opencode's `ses_` prefix (`stored_session_id`).
 """
 
 from __future__ import annotations
@@ -96,11 +97,19 @@ def _read(conn: sqlite3.Connection, unit: Path, resume: Resume) -> ReadResult:
             unfinished = True
             continue
         cwd, parent = sessions.get(session_id, ("", None))
-        _turn(assembler, message_id, session_id, created, data, [p[1] for p in parts], cwd, parent)
+        session, parent = stored_session_id(session_id), parent and stored_session_id(parent)
+        _turn(assembler, message_id, session, created, data, [p[1] for p in parts], cwd, parent)
         done.add(message_id)
     mark, done = _advance(rows, mark, done, now_ms)
     token = {"mark": mark, "done": sorted(done), "carry": assembler.carry()}
     return ReadResult(assembler.turns, token, warnings, complete=not unfinished)
+
+
+def stored_session_id(session_id: str) -> str:
+    """opencode's session id without its `ses_` prefix: the 12 characters after it start with a
+    timestamp, so every session of about 50 days shares the first 8 characters of the full id,
+    the part recall shows (`opencode --session ses_<stored id>` opens it)."""
+    return session_id.removeprefix("ses_")
 
 
 def _object(raw: Any) -> dict[str, Any]:
