@@ -120,7 +120,7 @@ def test_reasoning_errors_compaction_and_subagents(tmp_path: Path) -> None:
             2,
             messageId="m1",
             content="",
-            reasoningText="hmm",
+            reasoningText="look at the config first",  # the reasoning event's, repeated
             toolRequests=[request],
         )
         + event(
@@ -131,7 +131,12 @@ def test_reasoning_errors_compaction_and_subagents(tmp_path: Path) -> None:
             error={"message": "Path does not exist"},
         )
         + event(
-            "assistant.message", 4, messageId="m2", content="audit done", parentToolCallId="task-1"
+            "assistant.message",
+            4,
+            messageId="m2",
+            content="audit done",
+            reasoningText="hmm",
+            parentToolCallId="task-1",
         )
         + event("session.compaction_complete", 5, success=True, summaryContent="We fixed auth.")
         + event("hook.start", 6, hookType="agentStop")
@@ -141,12 +146,12 @@ def test_reasoning_errors_compaction_and_subagents(tmp_path: Path) -> None:
 
     assert [blocks(t) for t in turns] == [
         [("thinking", None, "look at the config first")],
-        [("thinking", None, "hmm"), ("tool_use", "view", "/nope")],
+        [("tool_use", "view", "/nope")],
         [("tool_result", "view", "[error] Path does not exist")],
-        [("text", None, "audit done")],
+        [("thinking", None, "hmm"), ("text", None, "audit done")],
         [("text", None, "We fixed auth.")],
     ]
-    assert turns[3].blocks[0].note == "subagent"
+    assert turns[3].blocks[1].note == "subagent"
     assert (turns[4].role, turns[4].blocks[0].note) == ("system", "compaction")
 
 

@@ -8,7 +8,8 @@ one turn per event (`turn_uuid` = the event id, `parent_uuid` = its `parentId`):
 - `user.message` → a user turn (`content`: what the user typed, not the model's
   `transformedContent` with its injected date);
 - `assistant.message` → thinking (`reasoningText`), text (`content`) and one tool_use per
-  `toolRequests` entry; `assistant.reasoning` → thinking; a sub-agent's messages
+  `toolRequests` entry; `assistant.reasoning` → thinking (not repeated from the message that
+  follows it); a sub-agent's messages
   (`parentToolCallId`) carry `note="subagent"`;
 - `tool.execution_complete` → a `tool` turn with the tool_result (`result.content`, or the
   error's message), named by the request it answers;
@@ -63,6 +64,7 @@ def _handle_record(
     elif kind == "assistant.reasoning":
         turn = _turn(assembler, record, line_no, "assistant")
         assembler.add(turn, "thinking", data.get("content"))
+        state["reasoning"] = data.get("content")  # the next message may repeat it
     elif kind == "tool.execution_complete":
         _tool_result(assembler, record, line_no, data)
     elif kind == "session.compaction_complete":
@@ -92,7 +94,8 @@ def _assistant(
 ) -> None:
     turn = _turn(assembler, record, line_no, "assistant")
     note = "subagent" if data.get("parentToolCallId") else None
-    assembler.add(turn, "thinking", data.get("reasoningText"))
+    if data.get("reasoningText") != assembler.extra.pop("reasoning", None):
+        assembler.add(turn, "thinking", data.get("reasoningText"))
     assembler.add(turn, "text", data.get("content"), note=note)
     for request in data.get("toolRequests") or []:
         if not isinstance(request, dict):
