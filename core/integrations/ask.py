@@ -475,7 +475,7 @@ def _copilot_line(line: str) -> StreamUpdate:
     if event is None:
         return StreamUpdate()
     kind = event.get("type")
-    data = event.get("data") if isinstance(event.get("data"), dict) else {}
+    data: dict[str, Any] = event["data"] if isinstance(event.get("data"), dict) else {}
     if kind == "assistant.message" and data.get("content"):
         return StreamUpdate(answer=str(data["content"]), status="copilot is writing")
     if kind == "session.error":
