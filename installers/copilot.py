@@ -101,10 +101,11 @@ def _is_our_hook(handler: Any) -> bool:
         argv = shlex.split(command)
     except ValueError:
         return False
-    return any(
+    ours = any(
         argv[i] == "hook" and argv[i + 1] == "copilot" and Path(argv[i - 1]).name == "funes"
         for i in range(1, len(argv) - 1)
     )
+    return ours or argv[: len(hook_command("copilot"))] == hook_command("copilot")
 
 
 def _write(path: Path, data: dict[str, Any], original: str, report: InstallReport) -> None:
