@@ -89,6 +89,22 @@ def _summary(samples: list[float]) -> dict[str, float]:
     return {"p50_ms": round(statistics.median(ordered) * 1000, 1), "p95_ms": round(p95 * 1000, 1)}
 
 
+def _payload(agent: str, home: Path) -> dict[str, str]:
+    """What `agent`'s hook (or plugin) hands `funes hook` after a turn, in its own shape."""
+    stop = {"session_id": "bench", "transcript_path": str(home / "t.jsonl"), "cwd": str(home)}
+    payloads = {
+        "claude": stop | {"hook_event_name": "Stop"},
+        "codex": stop | {"hook_event_name": "Stop"},
+        "pi": stop | {"hook_event_name": "agent_end", "session_file": str(home / "t.jsonl")},
+        "hermes": stop | {"hook_event_name": "post_llm_call"},
+        # the plugin's session.idle handler, naming opencode's database
+        "opencode": stop | {"hook_event_name": "session.idle", "transcript_path": str(home / "db")},
+        # Copilot CLI's agentStop command hook: camelCase, no event name
+        "copilot": {"sessionId": "bench", "transcriptPath": str(home / "t.jsonl")},
+    }
+    return payloads[agent]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=30)

@@ -15,8 +15,11 @@ Harness = Literal[
     "hermes",
     "gemini",
     "qwen",
+    "opencode",
+    "copilot",
     "parquet",
 ]
+# One line per agent, so each new agent is a one-line change here.
 HARNESSES: tuple[str, ...] = (
     "claude_code",
     "codex",
@@ -24,6 +27,8 @@ HARNESSES: tuple[str, ...] = (
     "hermes",
     "gemini",
     "qwen",
+    "opencode",
+    "copilot",
     "parquet",
 )
 
@@ -37,6 +42,8 @@ HARNESS_ALIASES: dict[str, str] = {
     "hermes": "hermes",
     "gemini": "gemini",
     "qwen": "qwen",
+    "opencode": "opencode",
+    "copilot": "copilot",
     "parquet": "parquet",
 }
 
@@ -50,6 +57,8 @@ HARNESS_CHOICES: tuple[str, ...] = (
     "hermes",
     "gemini",
     "qwen",
+    "opencode",
+    "copilot",
     "parquet",
 )
 

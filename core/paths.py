@@ -97,6 +97,27 @@ def qwen_home() -> Path:
     return Path(env).expanduser() if env else Path.home() / ".qwen"
 
 
+def opencode_db() -> Path:
+    """opencode's database: `$OPENCODE_DB` (relative to its data folder unless absolute), else
+    `$XDG_DATA_HOME/opencode/opencode.db`."""
+    data = os.environ.get("XDG_DATA_HOME", "").strip()
+    folder = (Path(data).expanduser() if data else Path.home() / ".local" / "share") / "opencode"
+    named = os.environ.get("OPENCODE_DB", "").strip()
+    return folder / Path(named).expanduser() if named else folder / "opencode.db"
+
+
+def opencode_config_dir() -> Path:
+    """opencode's global config folder: `$XDG_CONFIG_HOME/opencode` (default ~/.config)."""
+    env = os.environ.get("XDG_CONFIG_HOME", "").strip()
+    return (Path(env).expanduser() if env else Path.home() / ".config") / "opencode"
+
+
+def copilot_home() -> Path:
+    """GitHub Copilot CLI's folder: `$COPILOT_HOME`, default ~/.copilot."""
+    env = os.environ.get("COPILOT_HOME", "").strip()
+    return Path(env).expanduser() if env else Path.home() / ".copilot"
+
+
 def is_within(path: Path, folder: Path) -> bool:
     """Whether `path` is `folder` or lies below it, links resolved (False when either cannot
     be resolved)."""

@@ -16,6 +16,8 @@ AGENTS: tuple[str, ...] = (
     "hermes",
     "gemini",
     "qwen",
+    "opencode",
+    "copilot",
 )
 
 

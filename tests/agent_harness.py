@@ -35,6 +35,8 @@ _BINARIES = {
     "hermes": "hermes/bin/hermes",
     "gemini": "gemini/node_modules/.bin/gemini",
     "qwen": "qwen/node_modules/.bin/qwen",
+    "opencode": "opencode/node_modules/.bin/opencode",
+    "copilot": "copilot/node_modules/.bin/copilot",
 }
 
 T = TypeVar("T")
@@ -144,7 +146,20 @@ def make_agent_env(root: Path, agent: str | None = None, **extra: str) -> AgentE
         key: value
         for key, value in os.environ.items()
         if not key.startswith(
-            ("CLAUDE", "CODEX", "PI_", "HERMES", "ANTHROPIC", "OPENAI", "GEMINI", "GOOGLE", "QWEN")
+            (
+                "CLAUDE",
+                "CODEX",
+                "PI_",
+                "HERMES",
+                "ANTHROPIC",
+                "OPENAI",
+                "GEMINI",
+                "GOOGLE",
+                "QWEN",
+                "XDG_",
+                "OPENCODE",
+                "COPILOT",
+            )
         )
     }
     env.update(

@@ -31,6 +31,8 @@ AGENT_BINARIES = {
     "hermes": CLIENTS / "hermes/bin/hermes",
     "qwen": CLIENTS / "qwen/node_modules/.bin/qwen",
     "gemini": CLIENTS / "gemini/node_modules/.bin/gemini",
+    "opencode": CLIENTS / "opencode/node_modules/.bin/opencode",
+    "copilot": CLIENTS / "copilot/node_modules/.bin/copilot",
 }
 MCP_PYTHON = CLIENTS / "venv/bin/python"
 MODEL_STUB = Path(__file__).with_name("ask_model_stub.py")
@@ -121,6 +123,7 @@ def setup_agent(
     state = AgentHome(agent, home, tmp_path / "hook.log", tmp_path / "mcp_calls.log")
     hook = f"{KIT / 'hooks' / 'log_hook.py'} fired"
     mcp = {"command": str(MCP_PYTHON), "args": [str(KIT / "mcp" / "funes_mcp.py")]}
+    # Every agent's home follows HOME (Claude Code also reads $XDG_CONFIG_HOME/claude).
     for name in (
         "CLAUDE_CONFIG_DIR",
         "CODEX_HOME",
@@ -128,6 +131,9 @@ def setup_agent(
         "HERMES_HOME",
         "GEMINI_CLI_HOME",
         "QWEN_HOME",
+        "XDG_CONFIG_HOME",
+        "XDG_DATA_HOME",
+        "COPILOT_HOME",
     ):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("HOME", str(home))
@@ -256,7 +262,81 @@ def setup_agent(
             "$version": 4,
         }
         (home / ".qwen" / "settings.json").write_text(json.dumps(settings))
+    elif agent == "opencode":
+        _setup_opencode(home, base, mcp, monkeypatch)
+    elif agent == "copilot":
+        _setup_copilot(home, base, mcp, hook, monkeypatch)
     return state
+
+
+def _setup_opencode(home: Path, base: str, mcp: dict, monkeypatch: pytest.MonkeyPatch) -> None:
+    """opencode with the stub as provider, the kit's stand-in MCP server, and the kit's plugin
+    (a `funes_plugin_recall` tool and a session.idle hook that logs to $HOOK_LOG)."""
+    import shutil
+
+    for key, value in {
+        "XDG_CONFIG_HOME": str(home / ".config"),
+        "XDG_DATA_HOME": str(home / ".local" / "share"),
+        "XDG_CACHE_HOME": str(home / ".cache"),
+        "XDG_STATE_HOME": str(home / ".local" / "state"),
+        "OPENCODE_DISABLE_AUTOUPDATE": "1",
+        "OPENCODE_DISABLE_MODELS_FETCH": "1",
+    }.items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.delenv("FUNES_HOOK_CMD", raising=False)
+    config_dir = home / ".config" / "opencode"
+    (config_dir / "plugin").mkdir(parents=True)
+    seed = CLIENTS / "opencode-seed"  # else opencode npm-installs its plugin package offline
+    if (seed / "node_modules").is_dir():
+        shutil.copytree(seed, config_dir, dirs_exist_ok=True)
+    (config_dir / "plugin" / "funes-test.js").write_text(
+        (KIT / "opencode-plugin" / "funes-test.js").read_text()
+    )
+    provider = {
+        "npm": "@ai-sdk/openai-compatible",
+        "options": {"baseURL": f"{base}/v1", "apiKey": "dummy"},
+        "models": {"stub-model": {"name": "Stub"}},
+    }
+    server = {"type": "local", "command": [mcp["command"], *mcp["args"]]}
+    (config_dir / "opencode.json").write_text(
+        json.dumps(
+            {
+                "autoupdate": False,
+                "share": "disabled",
+                "provider": {"stub": provider},
+                "model": "stub/stub-model",
+                "mcp": {"funes": server},
+            }
+        )
+    )
+
+
+def _setup_copilot(
+    home: Path, base: str, mcp: dict, hook: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Copilot CLI on the stub (BYOK, offline), the stand-in MCP server as `copilot mcp add`
+    writes it, and an agentStop hook that logs to $HOOK_LOG."""
+    for key, value in {
+        "COPILOT_OFFLINE": "true",
+        "COPILOT_AUTO_UPDATE": "false",
+        "COPILOT_PROVIDER_TYPE": "openai",
+        "COPILOT_PROVIDER_API_KEY": "dummy",
+        "COPILOT_PROVIDER_BASE_URL": f"{base}/v1",
+        "COPILOT_MODEL": "stub-model",
+    }.items():
+        monkeypatch.setenv(key, value)
+    for key in ("COPILOT_HOME", "GITHUB_TOKEN", "GH_TOKEN", "COPILOT_GITHUB_TOKEN"):
+        monkeypatch.delenv(key, raising=False)
+    runtime = CLIENTS / "copilot-cache" / "pkg"  # unpacked once by the agent kit
+    if runtime.is_dir():
+        (home / ".cache" / "copilot").mkdir(parents=True)
+        (home / ".cache" / "copilot" / "pkg").symlink_to(runtime)
+    copilot = home / ".copilot"
+    copilot.mkdir()
+    server = {"type": "local", "tools": ["*"], **mcp}
+    (copilot / "mcp-config.json").write_text(json.dumps({"mcpServers": {"funes": server}}))
+    stop = [{"type": "command", "bash": hook, "timeoutSec": 30}]
+    (copilot / "settings.json").write_text(json.dumps({"hooks": {"agentStop": stop}}))
 
 
 def offered_tool_names(request: dict) -> list[str]:

@@ -27,6 +27,10 @@ def tmp_funes_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("HERMES_HOME", str(tmp_path / "hermes"))
     monkeypatch.setenv("GEMINI_CLI_HOME", str(tmp_path / "gemini-home"))
     monkeypatch.setenv("QWEN_HOME", str(tmp_path / "qwen"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg-data"))  # opencode's database
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))  # opencode's config
+    monkeypatch.delenv("OPENCODE_DB", raising=False)
+    monkeypatch.setenv("COPILOT_HOME", str(tmp_path / "copilot"))
     return home
 
 

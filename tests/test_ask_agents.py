@@ -24,7 +24,7 @@ from funes.integrations.ask import AgentFailed, build_prompt, run_agent
 
 pytestmark = pytest.mark.agents
 
-AGENTS = ("claude", "codex", "pi", "hermes", "gemini", "qwen")
+AGENTS = ("claude", "codex", "pi", "hermes", "gemini", "qwen", "opencode", "copilot")
 
 
 @pytest.fixture
@@ -69,6 +69,10 @@ def test_the_model_gets_the_passages_and_no_tools_and_stdout_is_its_answer(
     assert "eviction storms" in answer
     assert not home.mcp_log.exists(), "the funes MCP server was started or called"
     assert not home.hook_log.exists(), "a user hook fired during the ask run"
+    if agent == "opencode":  # its session went to a database in the run's own folder
+        assert not (home.home / ".local/share/opencode/opencode.db").exists()
+    if agent == "copilot":  # and its session to a Copilot home of the run's own
+        assert not (home.home / ".copilot" / "session-state").exists()
 
 
 @pytest.mark.parametrize("agent", AGENTS)
@@ -185,6 +189,8 @@ PLAIN_RUNS = {  # how the agent runs non-interactively when nothing is switched 
     "hermes": ["chat", "-Q", "-q", "hello"],
     "qwen": ["-p", "hello"],
     "gemini": ["-p", "hello"],
+    "opencode": ["run", "hello"],
+    "copilot": ["-p", "hello", "--allow-all-tools"],
 }
 
 

@@ -190,6 +190,9 @@ def test_hermes_config_with_invalid_utf8_is_one_line() -> None:
     [
         ("pi", "PI_CODING_AGENT_DIR", "settings.json"),
         ("claude", "CLAUDE_CONFIG_DIR", "settings.json"),
+        ("opencode", "XDG_CONFIG_HOME", "opencode/opencode.json"),
+        ("copilot", "COPILOT_HOME", "settings.json"),
+        ("copilot", "COPILOT_HOME", "mcp-config.json"),
     ],
 )
 def test_json_agent_config_with_invalid_utf8_is_one_line(agent, variable, relative) -> None:

@@ -82,6 +82,8 @@ def test_each_source_finds_its_units_under_its_moved_home(agent_homes: Path) -> 
         "hermes": ["hermes/sessions/session_20260429_hermes_small.json", "hermes/state.db"],
         "gemini": ["gemini/.gemini/tmp/proj/chats/session-2026-12-01T15-34-4331fb56.jsonl"],
         "qwen": ["qwen/projects/-home-dev-proj/chats/9fd2c81f-ebc9-4506-9e9e-2c211e92839d.jsonl"],
+        "opencode": [],
+        "copilot": [],
         "parquet": [],
     }
 

@@ -15,6 +15,8 @@ AGENT_CHOICES = [
     "hermes",
     "gemini",
     "qwen",
+    "opencode",
+    "copilot",
 ]
 
 

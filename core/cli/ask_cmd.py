@@ -81,7 +81,7 @@ class StatusLine:
 def command(
     agent: str, question: tuple[str, ...], memory: tuple[str, ...], k: int, as_json: bool
 ) -> None:
-    """Answer QUESTION from a memory, in the words of AGENT (claude, codex, pi, hermes, ...).
+    """Answer QUESTION from a memory, in the words of AGENT, run through its own CLI.
 
     funes recalls the passages itself, then runs the agent's own CLI once, with its MCP servers,
     tools, plugins and hooks off, to write a short answer grounded only in those passages and

@@ -1,7 +1,7 @@
 """Checks of every agent `funes add` wired: its files in place, the agent itself loading funes
 (asked through the agent's own CLI: `claude plugin list`, `codex mcp list`, `pi list`, `hermes
-plugins list`, `gemini extensions list`, `qwen mcp list`), and its hook firing after the sessions
-it writes."""
+plugins list`, `gemini extensions list`, `qwen mcp list`, `opencode debug config`, `copilot mcp
+list`), and its hook firing after the sessions it writes."""
 
 from __future__ import annotations
 
@@ -15,7 +15,16 @@ from pathlib import Path
 from typing import Any
 
 from funes.inspect.doctor import Check, warning
-from funes.paths import claude_home, codex_home, gemini_dir, hermes_home, pi_agent_dir, qwen_home
+from funes.paths import (
+    claude_home,
+    codex_home,
+    copilot_home,
+    gemini_dir,
+    hermes_home,
+    opencode_db,
+    pi_agent_dir,
+    qwen_home,
+)
 
 CLI_TIMEOUT_S = 60.0
 READD = "run `funes add {agent}` again (it rewrites what is missing), then start a new session"
@@ -276,6 +285,38 @@ def _read_qwen(stdout: str) -> tuple[bool, str, str]:
     return True, "Qwen Code lists the funes MCP server, connected", ""
 
 
+def _read_opencode(stdout: str) -> tuple[bool, str, str]:
+    """`opencode debug config`: the config opencode resolved, every file merged."""
+    from funes.installers.opencode import plugin_url
+
+    config = json.loads(stdout)
+    server = (config.get("mcp") or {}).get("funes")
+    if not isinstance(server, dict):
+        return False, "opencode's config has no funes MCP server", READD.format(agent="opencode")
+    if server.get("enabled") is False:
+        return False, "opencode's funes MCP server is disabled", READD.format(agent="opencode")
+    if plugin_url() not in (config.get("plugin") or []):
+        return False, "opencode does not load the funes plugin", READD.format(agent="opencode")
+    problem = _command_problem((server.get("command") or [None])[0])
+    if problem:
+        return False, f"opencode loads funes, but {problem}", READD.format(agent="opencode")
+    return True, "opencode loads the funes plugin and MCP server", ""
+
+
+def _read_copilot(stdout: str) -> tuple[bool, str, str]:
+    """`copilot mcp list --json`: every MCP server Copilot would start (its hooks have no CLI;
+    the files check reads them from settings.json)."""
+    server = (json.loads(stdout).get("mcpServers") or {}).get("funes")
+    if not isinstance(server, dict):
+        return False, "`copilot mcp list` does not list funes", READD.format(agent="copilot")
+    if server.get("enabled") is False:
+        return False, "Copilot lists the funes MCP server as disabled", "`copilot mcp enable funes`"
+    problem = _command_problem(server.get("command"))
+    if problem:
+        return False, f"Copilot lists funes, but {problem}", READD.format(agent="copilot")
+    return True, "Copilot lists the funes MCP server, enabled", ""
+
+
 _ASKERS: dict[str, tuple[str, list[str], Callable[[str], tuple[bool, str, str]]]] = {
     "claude": ("claude", ["plugin", "list", "--json"], _read_claude),
     "codex": ("codex", ["mcp", "list", "--json"], _read_codex),
@@ -283,6 +324,8 @@ _ASKERS: dict[str, tuple[str, list[str], Callable[[str], tuple[bool, str, str]]]
     "hermes": ("hermes", ["plugins", "list", "--plain", "--no-bundled"], _read_hermes),
     "gemini": ("gemini", ["extensions", "list", "--output-format", "json"], _read_gemini),
     "qwen": ("qwen", ["mcp", "list"], _read_qwen),
+    "opencode": ("opencode", ["debug", "config"], _read_opencode),
+    "copilot": ("copilot", ["mcp", "list", "--json"], _read_copilot),
 }
 
 
@@ -308,9 +351,12 @@ def newest_transcript(agent: str) -> float | None:
         "pi": (pi_agent_dir() / "sessions", "*.jsonl"),
         "gemini": (gemini_dir() / "tmp", "session-*.jsonl"),
         "qwen": (qwen_home() / "projects", "*.jsonl"),
+        "copilot": (copilot_home() / "session-state", "events.jsonl"),
     }
     if agent == "hermes":
         files = [hermes_home() / "state.db"]
+    elif agent == "opencode":  # written in WAL mode: the -wal file moves first
+        files = [opencode_db(), opencode_db().with_name(opencode_db().name + "-wal")]
     elif agent in patterns:
         root, pattern = patterns[agent]
         files = list(root.rglob(pattern)) if root.is_dir() else []

@@ -18,8 +18,8 @@ TOOLS = {"recall", "get", "status"}
 
 def configured_server(agent: str, said: str) -> dict[str, Any] | None:
     """{"command", "args", "env"} of the funes MCP server in what the agent's CLI printed
-    (`claude plugin list --json`, `codex mcp list --json`, `gemini extensions list -o json`);
-    None for agents without one."""
+    (`claude plugin list --json`, `codex mcp list --json`, `gemini extensions list -o json`,
+    `opencode debug config`, `copilot mcp list --json`); None for agents without one."""
     entry: dict[str, Any]
     try:
         if agent == "gemini":
@@ -37,6 +37,15 @@ def configured_server(agent: str, said: str) -> dict[str, Any] | None:
         elif agent == "codex":
             entry = next((e for e in json.loads(said) if e.get("name") == "funes"), {})
             server = entry.get("transport")
+        elif agent == "copilot":  # `copilot mcp list --json`
+            server = (json.loads(said).get("mcpServers") or {}).get("funes")
+        elif (
+            agent == "opencode"
+        ):  # `opencode debug config`: {"mcp": {"funes": {"command": [argv]}}}
+            local = (json.loads(said).get("mcp") or {}).get("funes") or {}
+            argv = local.get("command") or []
+            env = local.get("environment")
+            server = {"command": argv[0], "args": argv[1:], "env": env} if argv else None
         else:
             return None
     except (OSError, ValueError, AttributeError):

@@ -31,6 +31,8 @@ ASK_AGENTS: tuple[str, ...] = (
     "hermes",
     "gemini",
     "qwen",
+    "opencode",
+    "copilot",
 )
 
 # Same defaults as `funes recall`.
@@ -208,7 +210,7 @@ class StreamUpdate:
 
 @dataclass(frozen=True)
 class AgentCli:
-    name: str  # what the user types: claude | codex | pi | hermes | gemini | qwen
+    name: str  # what the user types: the agent's name (claude, codex, gemini, opencode, …)
     binary: str
     argv: Callable[[str], list[str]]  # prompt → arguments after the binary
     read_line: Callable[[str], StreamUpdate]  # one stdout line → what it says
@@ -219,6 +221,8 @@ class AgentCli:
     answer_of: Callable[[str], str] | None = None
     # Files of the agent's own for one run, written in a folder deleted after it → extra env.
     scratch_env: Callable[[Path], dict[str, str]] | None = None
+    # More environment for one run, given its empty working folder (which is deleted after).
+    run_env: Callable[[str], dict[str, str]] | None = None
 
 
 def _json_line(line: str) -> dict[str, Any] | None:
@@ -482,6 +486,99 @@ def _hermes_line(line: str) -> StreamUpdate:
     return StreamUpdate(answer=line)
 
 
+def _opencode_argv(prompt: str) -> list[str]:
+    # `--pure`: no external plugins (funes' own hook among them); an explicit title spares the
+    # model a second request to name the session.
+    return ["run", "--pure", "--format", "json", "--title", "funes ask", prompt]
+
+
+def _opencode_env(workdir: str) -> dict[str, str]:
+    """No tool at all, every MCP server of the user's config off, and the session written to a
+    database in the run's own folder (deleted with it), not to the one funes indexes."""
+    from funes.paths import opencode_config_dir
+
+    servers: list[str] = []
+    for name in ("opencode.json", "config.json"):
+        try:
+            config = json.loads((opencode_config_dir() / name).read_text())
+            servers += list(config.get("mcp") or {})
+        except (OSError, ValueError, AttributeError):
+            continue
+    overrides = {"tools": {"*": False}, "mcp": {name: {"enabled": False} for name in servers}}
+    return {
+        "OPENCODE_CONFIG_CONTENT": json.dumps(overrides),
+        "OPENCODE_DB": os.path.join(workdir, "ask.db"),
+    }
+
+
+def _opencode_line(line: str) -> StreamUpdate:
+    event = _json_line(line)
+    if event is None:
+        return StreamUpdate()
+    kind = event.get("type")
+    part = event.get("part") or {}
+    if kind == "text" and isinstance(part.get("text"), str):
+        return StreamUpdate(answer=part["text"], status="opencode is writing")
+    if kind == "error":
+        error = event.get("error") or {}
+        detail = (error.get("data") or {}).get("message") if isinstance(error, dict) else error
+        return StreamUpdate(error=str(detail or error or "error"))
+    if kind == "step_start":
+        return StreamUpdate(status="opencode started")
+    return StreamUpdate()
+
+
+def _copilot_argv(prompt: str) -> list[str]:
+    # `--available-tools=none` names a tool that does not exist: the model is offered none.
+    return [
+        "-p",
+        prompt,
+        "--output-format",
+        "json",
+        "--no-custom-instructions",
+        "--disable-builtin-mcps",
+        "--available-tools=none",
+        "--no-ask-user",
+        "--no-auto-update",
+    ]
+
+
+def _copilot_env(workdir: str) -> dict[str, str]:
+    """A Copilot home of the run's own (deleted with it): the user's `config.json` (their login
+    and model) and `settings.json` with every hook off, and nothing else: no MCP server, no
+    instructions, and the session is saved there, not where funes indexes."""
+    from funes.paths import copilot_home
+
+    home = os.path.join(workdir, ".copilot-home")
+    os.makedirs(home)
+    with contextlib.suppress(OSError):
+        shutil.copy2(copilot_home() / "config.json", home)
+    try:
+        settings = json.loads((copilot_home() / "settings.json").read_text())
+    except (OSError, ValueError):
+        settings = {}
+    settings = settings if isinstance(settings, dict) else {}
+    settings = {k: v for k, v in settings.items() if k != "hooks"} | {"disableAllHooks": True}
+    with open(os.path.join(home, "settings.json"), "w") as out:
+        json.dump(settings, out)
+    return {"COPILOT_HOME": home}
+
+
+def _copilot_line(line: str) -> StreamUpdate:
+    event = _json_line(line)
+    if event is None:
+        return StreamUpdate()
+    kind = event.get("type")
+    data: dict[str, Any] = event["data"] if isinstance(event.get("data"), dict) else {}
+    if kind == "assistant.message" and data.get("content"):
+        return StreamUpdate(answer=str(data["content"]), status="copilot is writing")
+    if kind == "session.error":
+        return StreamUpdate(error=str(data.get("message") or data.get("errorType") or "error"))
+    if kind == "assistant.turn_start":
+        return StreamUpdate(status="copilot started")
+    return StreamUpdate()
+
+
 AGENT_CLIS: dict[str, AgentCli] = {
     "claude": AgentCli("claude", "claude", _claude_argv, _claude_line),
     "codex": AgentCli("codex", "codex", _codex_argv, _codex_line),
@@ -506,6 +603,10 @@ AGENT_CLIS: dict[str, AgentCli] = {
         answer_of=_gemini_answer,
         scratch_env=_gemini_home,
     ),
+    "opencode": AgentCli(
+        "opencode", "opencode", _opencode_argv, _opencode_line, run_env=_opencode_env
+    ),
+    "copilot": AgentCli("copilot", "copilot", _copilot_argv, _copilot_line, run_env=_copilot_env),
 }
 
 
@@ -541,7 +642,6 @@ def run_agent(
     """Run the agent once on `prompt` with stdin closed; return its final answer text."""
     cli = agent_cli(agent)
     binary = find_agent(agent)
-    env = {**os.environ, **cli.extra_env}
     stderr_tail: deque[str] = deque(maxlen=STDERR_TAIL_LINES)
     if progress:
         progress(f"asking {cli.name}")
@@ -551,6 +651,7 @@ def run_agent(
         tempfile.TemporaryDirectory(prefix="funes-ask-") as workdir,
         tempfile.TemporaryDirectory(prefix="funes-ask-scratch-") as scratch,
     ):
+        env = {**os.environ, **cli.extra_env, **(cli.run_env(workdir) if cli.run_env else {})}
         if cli.scratch_env is not None:
             env.update(cli.scratch_env(Path(scratch)))
         child = subprocess.Popen(

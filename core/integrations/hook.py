@@ -32,7 +32,7 @@ STDIN_DEADLINE_S = 0.5
 # at most twice this on disk per log, however long the hooks run.
 LOG_MAX_BYTES = 1 << 20
 # Payload keys that name the transcript, across agents (Claude/Codex hooks, pi/Hermes plugins).
-_TRANSCRIPT_KEYS = ("transcript_path", "session_file", "sessionFile", "path")
+_TRANSCRIPT_KEYS = ("transcript_path", "transcriptPath", "session_file", "sessionFile", "path")
 _SESSION_KEYS = ("session_id", "thread-id", "thread_id", "sessionId")
 # Events after which the worker also runs a budgeted catch-up of the agent's whole history.
 CATCH_UP_EVENTS = frozenset({"SessionEnd", "on_session_finalize", "session_shutdown"})

@@ -30,7 +30,13 @@ from typing import Any
 
 from funes.integrations.hook import queue_dir
 from funes.model import HARNESS_ALIASES
-from funes.paths import claude_home, codex_home, hermes_home
+from funes.paths import (
+    claude_home,
+    codex_home,
+    copilot_home,
+    hermes_home,
+    opencode_db,
+)
 
 log = logging.getLogger("funes.integrations.hook_worker")
 
@@ -75,10 +81,14 @@ def resolve_transcript(entry: dict[str, Any]) -> Path | None:
     harness = harness_of(entry)
     if harness == "hermes":
         return hermes_home() / "state.db"
+    if harness == "opencode":
+        return opencode_db()
     if not session:
         return None
     if harness == "claude_code":
         return next(iter(sorted(claude_home().glob(f"projects/*/{session}.jsonl"))), None)
+    if harness == "copilot":  # sessionEnd names only the session, whose folder holds the file
+        return copilot_home() / "session-state" / session / "events.jsonl"
     if harness == "codex":  # notify gives only the thread id, which names the rollout file
         found = sorted(codex_home().glob(f"sessions/*/*/*/rollout-*{session}.jsonl*"))
         return found[0] if found else None

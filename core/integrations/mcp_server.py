@@ -25,9 +25,9 @@ RECALL_DESCRIPTION = """\
 Search the memory of past agent sessions. Returns the best passages, each with time, agent,
 workdir, session and a `funes get` line to drill in. Use it before re-deriving what a past
 session found, when the user mentions earlier work, and before stating project history.
-Filters: harness (claude|codex|pi|hermes|gemini|qwen), block_type
-(text|thinking|tool_use|tool_result), project (substring of workdir or git repo), since/until
-(2026-01-31 or 7d), session (id prefix).
+Filters: harness (claude|codex|pi|hermes|gemini|qwen|opencode|copilot),
+block_type (text|thinking|tool_use|tool_result), project (substring of workdir or git repo),
+since/until (2026-01-31 or 7d), session (id prefix).
 max_tokens packs the best passages into about that many tokens (more hits, shorter excerpts).
 memory: another memory (ORG/REPO or a folder); several, comma-separated, give one list whose
 hits each name their memory (pass that on to `get`)."""

@@ -8,7 +8,16 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from funes.memory_spec import folder_memory
-from funes.paths import claude_home, codex_home, gemini_dir, hermes_home, pi_agent_dir, qwen_home
+from funes.paths import (
+    claude_home,
+    codex_home,
+    copilot_home,
+    gemini_dir,
+    hermes_home,
+    opencode_db,
+    pi_agent_dir,
+    qwen_home,
+)
 
 # Stored harness facet → the agent name `funes add` records.
 AGENT_OF_HARNESS = {
@@ -18,6 +27,8 @@ AGENT_OF_HARNESS = {
     "hermes": "hermes",
     "gemini": "gemini",
     "qwen": "qwen",
+    "opencode": "opencode",
+    "copilot": "copilot",
 }
 
 
@@ -37,6 +48,8 @@ def agent_of_transcript(path: Path) -> str:
         ("hermes", hermes_home()),
         ("gemini", gemini_dir()),
         ("qwen", qwen_home()),
+        ("opencode", opencode_db().parent),
+        ("copilot", copilot_home()),
     )
     path = Path(path).absolute()
     for agent, root in roots:

@@ -15,8 +15,10 @@ __all__ = ["ReadResult", "Resume", "TraceSource", "all_sources", "source_for"]
 def all_sources() -> list[TraceSource]:
     from funes.traces.claude import ClaudeSource
     from funes.traces.codex import CodexSource
+    from funes.traces.copilot import CopilotSource
     from funes.traces.gemini import GeminiSource
     from funes.traces.hermes import HermesSource
+    from funes.traces.opencode import OpencodeSource
     from funes.traces.parquet import ParquetSource
     from funes.traces.pi import PiSource
     from funes.traces.qwen import QwenSource
@@ -28,6 +30,8 @@ def all_sources() -> list[TraceSource]:
         HermesSource(),
         GeminiSource(),
         QwenSource(),
+        OpencodeSource(),
+        CopilotSource(),
         ParquetSource(),
     ]
 

@@ -17,6 +17,7 @@ from pathlib import Path
 from funes.paths import (
     claude_home,
     codex_home,
+    copilot_home,
     gemini_dir,
     hermes_home,
     is_within,
@@ -55,6 +56,8 @@ def _first_record(path: Path) -> dict | None:
 def sniff_record(record: dict) -> str:
     """The harness whose JSONL starts with `record`."""
     kind = record.get("type")
+    if kind == "session.start" and isinstance(record.get("data"), dict):  # Copilot CLI
+        return "copilot"
     if "payload" in record or kind in (
         "session_meta",
         "response_item",
@@ -82,19 +85,29 @@ def _has_parts(message: object) -> bool:
     return isinstance(message, dict) and "parts" in message
 
 
-def _is_hermes_db(path: Path) -> bool:
+def _sqlite_tables(path: Path) -> set[str]:
+    """The table names of a SQLite database (empty when `path` is not one)."""
     try:
         with path.open("rb") as handle:
             if handle.read(16) != b"SQLite format 3\x00":
-                return False
+                return set()
         conn = connect_readonly(path)
         try:
-            tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master")}
+            return {row[0] for row in conn.execute("SELECT name FROM sqlite_master")}
         finally:
             conn.close()
     except (OSError, sqlite3.Error):
-        return False
-    return {"messages", "sessions"} <= tables
+        return set()
+
+
+def _database_owner(path: Path) -> str | None:
+    """hermes | opencode, by the tables the database holds."""
+    tables = _sqlite_tables(path)
+    if {"messages", "sessions"} <= tables:
+        return "hermes"
+    if {"session", "message", "part"} <= tables:
+        return "opencode"
+    return None
 
 
 def _is_hermes_json(path: Path) -> bool:
@@ -125,13 +138,20 @@ _MAX_ANSWERS = 100_000
 
 
 def classify(path: Path) -> str | None:
-    """claude_code | codex | pi | hermes | gemini | qwen | parquet, or None when no source reads
-    this file."""
+    """The harness whose source reads this file (claude_code, codex, …), or None."""
     try:
         stat = path.stat()
     except OSError:
         return _classify(path)
-    roots = (claude_home(), codex_home(), pi_agent_dir(), hermes_home(), gemini_dir(), qwen_home())
+    roots = (
+        claude_home(),
+        codex_home(),
+        pi_agent_dir(),
+        hermes_home(),
+        gemini_dir(),
+        qwen_home(),
+        copilot_home(),
+    )
     key = (str(path), stat.st_size, stat.st_mtime_ns, roots)
     if key not in _answers:
         if len(_answers) >= _MAX_ANSWERS:
@@ -145,7 +165,7 @@ def _classify(path: Path) -> str | None:
     if name.endswith(".parquet"):
         return "parquet"
     if name.endswith(".db"):
-        return "hermes" if _is_hermes_db(path) else None
+        return _database_owner(path)
     if name.endswith(".json"):
         if name.startswith("request_dump"):  # API dumps may hold credentials: never read
             return None
@@ -159,6 +179,7 @@ def _classify(path: Path) -> str | None:
         (codex_home(), "codex"),
         (pi_agent_dir() / "sessions", "pi"),
         (hermes_home(), "hermes"),
+        (copilot_home() / "session-state", "copilot"),
     )
     for root, harness in by_location:
         if is_within(path, root):
@@ -183,6 +204,8 @@ WALKED_NAMES: dict[str, Callable[[str], bool]] = {
     "hermes": lambda name: Path(name).suffix in (".db", ".json", ".jsonl"),
     "gemini": lambda name: name.endswith((".jsonl", ".json")),
     "qwen": lambda name: name.endswith(".jsonl"),
+    "opencode": lambda name: name.endswith(".db"),
+    "copilot": lambda name: name.endswith(".jsonl"),
     "parquet": lambda name: name.lower().endswith(".parquet"),
 }
 

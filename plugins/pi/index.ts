@@ -86,7 +86,7 @@ export default function (pi: ExtensionAPI) {
     parameters: Type.Object({
       query: Type.String({ description: "what to look for, in natural words" }),
       k: Type.Optional(Type.Integer({ description: "number of hits (default 8)", minimum: 1, maximum: 50 })),
-      harness: Type.Optional(Type.String({ description: "only this agent: claude, codex, pi or hermes" })),
+      harness: Type.Optional(Type.String({ description: "only this agent: claude, codex, pi, hermes, opencode or copilot" })),
       memory: Type.Optional(Type.String({ description: "another memory to read (path or ORG/REPO)" })),
     }),
     async execute(_toolCallId, params, signal) {

@@ -7,6 +7,7 @@
 
 const AGENT_COLOURS = {
   claude_code: "#d97757", codex: "#3b82f6", pi: "#10b981", hermes: "#a855f7",
+  opencode: "#f59e0b", copilot: "#0ea5e9",
   parquet: "#64748b", unknown: "#94a3b8",
 };
 // Text blocks longer than this start folded, unless they hold the hit or the final answer.
