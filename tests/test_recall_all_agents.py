@@ -25,6 +25,9 @@ AGENT_TRANSCRIPTS: dict[str, Path] = {
     "hermes": CORPUS / "generated/hermes/hermes-mcp-state.db",
     "opencode": FIXTURES / "opencode/recall-run.sql",
     "copilot": FIXTURES / "copilot/recall-run.jsonl",
+    "gemini": FIXTURES / "gemini/tmp/proj/chats/session-2026-12-01T15-34-4331fb56.jsonl",
+    "qwen": FIXTURES
+    / "qwen/projects/-home-dev-proj/chats/9fd2c81f-ebc9-4506-9e9e-2c211e92839d.jsonl",
 }
 
 
