@@ -23,6 +23,10 @@ def _memory(workdir: Path) -> None:
             turn("p1000000-0000", "u3", 0, "explain this", harness="pi", workdir=str(workdir)),
             turn("herme500-0000", "u4", 0, "plan a trip", harness="hermes", workdir=str(workdir)),
             turn("parquet0-0000", "u5", 0, "imported", harness="parquet", workdir=str(workdir)),
+            turn("qwen0000-0000", "u6", 0, "port it", harness="qwen", workdir=str(workdir)),
+            turn("c0pilot0-0000", "u7", 0, "lint it", harness="copilot", workdir=str(workdir)),
+            turn("0pencode-0000", "u8", 0, "ship it", harness="opencode", workdir=str(workdir)),
+            turn("gemini00-0000", "u9", 0, "plan it", harness="gemini", workdir=str(workdir)),
         ]
     )
 
@@ -34,6 +38,9 @@ def _memory(workdir: Path) -> None:
         ("c0dex000", "codex resume c0dex000-0000"),
         ("p1000000", "pi --session /transcripts/p1000000-0000.jsonl"),
         ("herme500", "hermes chat --resume herme500-0000"),
+        ("qwen0000", "qwen --resume qwen0000-0000"),
+        ("c0pilot0", "copilot --resume c0pilot0-0000"),
+        ("0pencode", "opencode --session ses_0pencode-0000"),
     ],
 )
 def test_print_names_each_agents_own_resume_command_from_the_recorded_folder(
@@ -52,6 +59,9 @@ def test_a_prompt_uses_each_agents_non_interactive_form(tmp_path: Path) -> None:
         "c0dex000": "codex exec resume --skip-git-repo-check c0dex000-0000 'what next?'",
         "p1000000": "pi --session /transcripts/p1000000-0000.jsonl -p 'what next?'",
         "herme500": "hermes chat --resume herme500-0000 -Q -q 'what next?'",
+        "qwen0000": "qwen --resume qwen0000-0000 -p 'what next?'",
+        "c0pilot0": "copilot --resume c0pilot0-0000 -p 'what next?'",
+        "0pencode": "opencode run --session ses_0pencode-0000 'what next?'",
     }
     for session, command in forms.items():
         out = CliRunner().invoke(main, ["resume", session, "--print", "--prompt", "what next?"])
@@ -84,6 +94,11 @@ def test_a_session_no_agent_wrote_prints_what_to_do_instead(tmp_path: Path) -> N
     assert out.exit_code == 1
     assert "session parquet0 came from parquet: no agent can reopen it" in out.output
     assert "`funes catchup parquet0` prints a digest" in out.output
+    gemini = CliRunner().invoke(main, ["resume", "gemini00"])
+    assert gemini.exit_code == 1
+    assert "run `gemini --list-sessions` in the session's folder, then `gemini --resume N`" in (
+        gemini.output
+    )
 
 
 def test_the_plan_says_when_the_agent_or_the_transcript_is_missing(

@@ -16,8 +16,11 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-# harness → the agent's program
-AGENT_PROGRAMS = {"claude_code": "claude", "codex": "codex", "pi": "pi", "hermes": "hermes"}
+# What to do for an agent that cannot reopen a session by its id.
+BY_HAND = {
+    "gemini": "Gemini CLI reopens a session only by its place in its own list: run "
+    "`gemini --list-sessions` in the session's folder, then `gemini --resume N`",
+}
 
 
 @dataclass(slots=True)
@@ -48,19 +51,27 @@ def agent_argv(
     harness: str, session_id: str, source_path: str = "", prompt: str | None = None
 ) -> list[str]:
     """The command line that reopens a session in its agent; with `prompt`, the agent's
-    non-interactive form that sends it one more message and prints the answer."""
-    ask = prompt is not None
-    if harness == "claude_code":
-        return ["claude", "--resume", session_id, *(["-p", prompt] if ask else [])]
+    non-interactive form that sends it one more message and prints the answer. Empty for an
+    agent that cannot reopen a session by its id (Gemini CLI resumes by list index only)."""
     if harness == "codex":
-        if not ask:
+        if prompt is None:
             return ["codex", "resume", session_id]
         return ["codex", "exec", "resume", "--skip-git-repo-check", session_id, prompt]
-    if harness == "pi":
-        return ["pi", "--session", source_path or session_id, *(["-p", prompt] if ask else [])]
-    if harness == "hermes":
-        return ["hermes", "chat", "--resume", session_id, *(["-Q", "-q", prompt] if ask else [])]
-    return []
+    if harness == "opencode":  # stored without opencode's `ses_` prefix
+        opened = ["--session", f"ses_{session_id}"]
+        return ["opencode", *opened] if prompt is None else ["opencode", "run", *opened, prompt]
+    reopen = {
+        "claude_code": ["claude", "--resume", session_id],
+        "pi": ["pi", "--session", source_path or session_id],
+        "hermes": ["hermes", "chat", "--resume", session_id],
+        "qwen": ["qwen", "--resume", session_id],
+        "copilot": ["copilot", "--resume", session_id],
+    }.get(harness)
+    if reopen is None:
+        return []
+    if prompt is None:
+        return reopen
+    return [*reopen, *(["-Q", "-q", prompt] if harness == "hermes" else ["-p", prompt])]
 
 
 def plan_resume(
@@ -84,14 +95,15 @@ def plan_resume(
         notes.append(f"{summary.session_id} is a subagent's session: resuming its parent")
     argv = agent_argv(harness, session_id, summary.source_path, prompt)
     plan = ResumePlan(session_id, harness, here or summary.workdir, argv, notes=notes)
+    handle = summary.handle or summary.session_id
     if not argv:
+        how = BY_HAND.get(harness, "no agent can reopen it")
         plan.problems.append(
-            f"session {summary.session_id[:8]} came from {harness or 'an unknown source'}: no "
-            f"agent can reopen it — `funes catchup {summary.session_id[:8]}` prints a digest "
-            "to paste into a new session"
+            f"session {handle} came from {harness or 'an unknown source'}: {how} — "
+            f"`funes catchup {handle}` prints a digest to paste into a new session"
         )
         return plan
-    program = AGENT_PROGRAMS[harness]
+    program = argv[0]
     if shutil.which(program) is None:
         plan.problems.append(f"{program} is not on PATH: install {program}, then run the command")
     if summary.source_path and not Path(summary.source_path).exists():
