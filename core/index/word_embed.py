@@ -20,8 +20,8 @@ import numpy as np
 # "words" (identifiers glued to punctuation); 400k of them made a 340k-chunk first index peak
 # at 1.17 GB, most of it this cache and its doubling copies.
 MAX_WORDS = 150_000
-# Up to this many token rows a batch is summed with numpy alone (see _segment_sums).
-DENSE_MAX_ROWS = 2_048
+# Token rows gathered at once when summing a batch (see _segment_sums): 16 MB of 256-d rows.
+BLOCK_ROWS = 16_384
 
 
 def supports(model: Any) -> bool:
@@ -98,23 +98,27 @@ def _segment_sums(
 ) -> np.ndarray:
     """out[i] = Σ weights·table[rows] over the i-th run of `lengths` consecutive rows.
 
-    A sparse (segments × table rows) matrix times the table: gathering the rows densely first
-    would move a gigabyte through memory for a corpus-sized batch. A few rows (a query) are
-    gathered directly instead: importing scipy costs a cold `funes recall` more than the sum.
+    Summed a block of segments at a time (about BLOCK_ROWS gathered rows each): gathering a
+    corpus-sized batch's rows at once would move a gigabyte through memory. numpy alone, so
+    the default install needs no scipy (143 MB) and a cold recall never imports it.
     """
-    if len(rows) <= DENSE_MAX_ROWS:
-        out = np.zeros((len(lengths), table.shape[1]), dtype=np.float32)
-        gathered = table[rows].astype(np.float32, copy=False)
+    out = np.zeros((len(lengths), table.shape[1]), dtype=np.float32)
+    ends = np.cumsum(lengths)
+    starts = ends - lengths
+    # Segment indices where a block starts: the first segment ending past each BLOCK_ROWS mark.
+    marks = np.arange(BLOCK_ROWS, int(ends[-1]) if len(ends) else 0, BLOCK_ROWS)
+    cuts = np.unique(np.concatenate(([0], np.searchsorted(ends, marks, side="right"))))
+    for first, last in zip(cuts.tolist(), [*cuts[1:].tolist(), len(lengths)], strict=True):
+        if first >= last:
+            continue
+        begin, end = int(starts[first]), int(ends[last - 1])
+        if begin == end:
+            continue  # only empty segments: their sums stay zero
+        gathered = table[rows[begin:end]].astype(np.float32, copy=False)
         if weights is not None:
-            gathered = gathered * weights[:, None]
-        np.add.at(out, np.repeat(np.arange(len(lengths)), lengths), gathered)
-        return out
-    from scipy import sparse
-
-    segments = np.repeat(np.arange(len(lengths)), lengths)
-    values = weights if weights is not None else np.ones(len(rows), dtype=np.float32)
-    matrix = sparse.csr_matrix(
-        (values.astype(np.float32, copy=False), (segments, rows)),
-        shape=(len(lengths), table.shape[0]),
-    )
-    return np.asarray(matrix @ table, dtype=np.float32)
+            gathered *= weights[begin:end, None]  # a fresh copy: fancy indexing copies
+        filled = np.flatnonzero(lengths[first:last]) + first
+        # reduceat sums from each start to the next; empty segments are left out of the starts
+        # (reduceat would copy a row for them), so every start is strictly increasing.
+        out[filled] = np.add.reduceat(gathered, starts[filled] - begin, axis=0)
+    return out
