@@ -98,27 +98,24 @@ def _segment_sums(
 ) -> np.ndarray:
     """out[i] = Σ weights·table[rows] over the i-th run of `lengths` consecutive rows.
 
-    Summed a block of segments at a time (about BLOCK_ROWS gathered rows each): gathering a
-    corpus-sized batch's rows at once would move a gigabyte through memory. numpy alone, so
-    the default install needs no scipy (143 MB) and a cold recall never imports it.
+    Segments of equal length are summed together, as a (segments × length × dim) gather
+    summed over its middle axis, at most BLOCK_ROWS rows at a time (gathering a corpus-sized
+    batch at once would move a gigabyte through memory). numpy alone, as fast as the sparse
+    product it replaces: the default install needs no scipy (143 MB).
     """
     out = np.zeros((len(lengths), table.shape[1]), dtype=np.float32)
-    ends = np.cumsum(lengths)
-    starts = ends - lengths
-    # Segment indices where a block starts: the first segment ending past each BLOCK_ROWS mark.
-    marks = np.arange(BLOCK_ROWS, int(ends[-1]) if len(ends) else 0, BLOCK_ROWS)
-    cuts = np.unique(np.concatenate(([0], np.searchsorted(ends, marks, side="right"))))
-    for first, last in zip(cuts.tolist(), [*cuts[1:].tolist(), len(lengths)], strict=True):
-        if first >= last:
-            continue
-        begin, end = int(starts[first]), int(ends[last - 1])
-        if begin == end:
-            continue  # only empty segments: their sums stay zero
-        gathered = table[rows[begin:end]].astype(np.float32, copy=False)
-        if weights is not None:
-            gathered *= weights[begin:end, None]  # a fresh copy: fancy indexing copies
-        filled = np.flatnonzero(lengths[first:last]) + first
-        # reduceat sums from each start to the next; empty segments are left out of the starts
-        # (reduceat would copy a row for them), so every start is strictly increasing.
-        out[filled] = np.add.reduceat(gathered, starts[filled] - begin, axis=0)
+    starts = np.cumsum(lengths) - lengths
+    order = np.argsort(lengths, kind="stable")
+    for group in np.split(order, np.flatnonzero(np.diff(lengths[order])) + 1):
+        length = int(lengths[group[0]]) if len(group) else 0
+        if length == 0:
+            continue  # no tokens: the sum stays zero
+        step = max(1, BLOCK_ROWS // length)
+        for first in range(0, len(group), step):
+            segments = group[first : first + step]
+            positions = starts[segments][:, None] + np.arange(length)
+            gathered = table[rows[positions]].astype(np.float32, copy=False)
+            if weights is not None:
+                gathered *= weights[positions][..., None]  # a fresh copy: fancy indexing copies
+            out[segments] = gathered.sum(axis=1)
     return out
