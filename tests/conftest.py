@@ -25,6 +25,9 @@ def tmp_funes_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex"))
     monkeypatch.setenv("PI_CODING_AGENT_DIR", str(tmp_path / "pi-agent"))
     monkeypatch.setenv("HERMES_HOME", str(tmp_path / "hermes"))
+    # No warm recall service (funes.integrations.warm) unless a test asks for one: each test
+    # has its own home, and a service per test would linger for its idle time.
+    monkeypatch.setenv("FUNES_WARM_IDLE_S", "0")
     return home
 
 
