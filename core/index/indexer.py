@@ -18,6 +18,7 @@ from typing import Any
 from funes.index.chunking import chunk_turn
 from funes.index.lock import writer_lock
 from funes.index.repo import resolve_repo
+from funes.index.run_ids import RunIds
 from funes.index.state import IndexState, UnitState, state_path, unit_signature
 from funes.model import Chunk, Turn
 from funes.traces import TraceSource, all_sources
@@ -193,7 +194,11 @@ class _IndexRun:
             self.store = ChunkStore.create_or_open(path, self.embedder)
             # A memory deleted while its state survived is rebuilt in full.
             self.state = IndexState(path=state_path(path))
-        self.store_empty = self.store.count() == 0
+        # "Stored already?" asks the memory as it was when the run started (its indexes cover
+        # it) and the run's own record of what it appended (funes.index.run_ids), never the
+        # rows this run wrote, which no index covers until the run ends.
+        self.stored_before = None if self.store.count() == 0 else self.store.snapshot()
+        self.appended = RunIds()
         self.buffer: list[Chunk] = []
         self.buffer_ids: set[str] = set()
         self.pending_states: dict[str, UnitState] = {}
@@ -261,8 +266,13 @@ class _IndexRun:
 
     def _queue(self, chunks: list[Chunk]) -> None:
         fresh = [c for c in chunks if c.id not in self.buffer_ids]
-        if not self.store_empty and fresh:
-            known = self.store.known_ids(c.id for c in fresh)
+        if fresh:
+            known: set[str] = set()
+            if self.stored_before is not None:
+                known = self.stored_before.known_ids(c.id for c in fresh)
+            repeated = self.appended.candidates([c.id for c in fresh if c.id not in known])
+            if repeated:
+                known |= self.store.known_ids(repeated)
             self.report.chunks_known += len(known)
             fresh = [c for c in fresh if c.id not in known]
         # One chunk id per coordinate even if a turn was emitted twice within one read.
@@ -277,8 +287,8 @@ class _IndexRun:
             self.notify("embed", {"chunks": len(self.buffer)})
             vectors = self.embedder.encode([c.text for c in self.buffer])
             self.store.add(self.buffer, vectors)
+            self.appended.add(self.buffer_ids)
             self.report.chunks_added += len(self.buffer)
-            self.store_empty = False
             self.buffer = []
             self.buffer_ids = set()
         # State only after the rows it describes are committed.
