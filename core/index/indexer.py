@@ -28,6 +28,11 @@ from funes.traces.detect import find_units
 DEFAULT_BUDGET_S = 60.0
 # Rows are appended in batches of about this many chunks (fewer, larger Lance fragments).
 FLUSH_CHUNKS = 4096
+# During a long run the state is saved after a flush at most this often (and always at the
+# end): state.json grows with the history, so saving it after every flush cost a first index
+# time quadratic in its length. A run killed meanwhile re-reads the units read since the last
+# save, and finds their rows already stored.
+STATE_SAVE_EVERY_S = 15.0
 
 Progress = Callable[[str, dict[str, Any]], None]
 
@@ -202,6 +207,7 @@ class _IndexRun:
         self.buffer: list[Chunk] = []
         self.buffer_ids: set[str] = set()
         self.pending_states: dict[str, UnitState] = {}
+        self.saved_at = time.monotonic()
 
     def needs_reading(self, unit: Unit) -> bool:
         recorded = self.state.units.get(unit.key)
@@ -241,11 +247,14 @@ class _IndexRun:
         self.flush()
         self.state.pending = list(self.report.backlog)
         self.state.last_indexed = _now() if self.report.chunks_added else self.state.last_indexed
-        self.state.save()
+        self.save_state()
         if maintain:
             # Also when nothing was added: a run killed while building an index left it
             # missing, and this is where it comes back.
+            from funes.index.embed import release_word_caches
             from funes.index.maintenance import maintain as run_maintenance
+
+            release_word_caches()  # the index builds peak higher than embedding did
 
             def step(name: str) -> None:
                 self.notify("maintain", {"step": name})
@@ -295,7 +304,12 @@ class _IndexRun:
         for key, unit_state in self.pending_states.items():
             self.state.record(key, unit_state)
         self.pending_states = {}
+        if time.monotonic() - self.saved_at >= STATE_SAVE_EVERY_S:
+            self.save_state()
+
+    def save_state(self) -> None:
         self.state.save()
+        self.saved_at = time.monotonic()
 
 
 def _now() -> str:
