@@ -189,8 +189,8 @@ def warm_up() -> None:
     import importlib
 
     importlib.import_module("funes.cli.get_cmd")
-    request = {"argv": ["recall", "--json", "warm up"], "prog_name": "funes", "cwd": os.getcwd()}
-    request |= {"isatty": False, "encoding": "utf-8", "errors": "strict"}
+    request: dict[str, Any] = {"argv": ["recall", "--json", "warm up"], "prog_name": "funes"}
+    request |= {"cwd": os.getcwd(), "isatty": False, "encoding": "utf-8", "errors": "strict"}
     run_command(request | {"stderr_encoding": "utf-8", "stderr_errors": "strict"})
 
 

@@ -136,16 +136,18 @@ def forward(argv: Sequence[str]) -> Outcome:
     status = header.get("status")
     if status != "ok":
         return Outcome(None, path if status == "stale" else None)
-    try:
-        sys.stdout.flush()
-        sys.stdout.buffer.write(out)
-        sys.stdout.buffer.flush()
-        sys.stderr.flush()
-        sys.stderr.buffer.write(err)
-        sys.stderr.buffer.flush()
-    except (AttributeError, ValueError):
+    exit_code = header.get("exit")
+    stdout, stderr = getattr(sys.stdout, "buffer", None), getattr(sys.stderr, "buffer", None)
+    if not isinstance(exit_code, int) or stdout is None or stderr is None:
         return Outcome(None)
-    return Outcome(int(header["exit"]))
+    try:
+        stdout.write(out)
+        stdout.flush()
+        stderr.write(err)
+        stderr.flush()
+    except OSError:  # the reader went away mid-answer: printing it again would not help
+        return Outcome(1)
+    return Outcome(exit_code)
 
 
 def _request(argv: Sequence[str]) -> dict[str, Any]:
