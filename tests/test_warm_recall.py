@@ -81,9 +81,10 @@ def warm_home(tmp_funes_home: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator
 
 
 def test_a_warm_call_prints_what_a_cold_one_prints(warm_home: Path) -> None:
+    # Recency off: a score moves with the clock, and the calls are seconds apart.
     calls = [
-        ("recall", "redis cache"),
-        ("recall", "--json", "--harness", "codex", "backup"),
+        ("recall", "--half-life", "0", "redis cache"),
+        ("recall", "--half-life", "0", "--json", "--harness", "codex", "backup"),
         ("recall", "--since", "bogus", "x"),  # one error line, exit 1
         ("recall",),  # a usage error, exit 2, naming the program
         ("get", "s-shop-0001", "u2", "--window", "1"),
