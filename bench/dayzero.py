@@ -12,7 +12,8 @@ Builds the haystack with ../shared/bench/haystack/make_haystack.py (--target-chu
   texts in this process (the baseline ratio);
 - disk: bytes per chunk on disk with every index, and each index's share;
 - recall right after indexing (nothing left running): warm in-process recall (as the MCP server
-  answers) p50/p95, and cold `funes recall` processes; again at steady state after a fold;
+  answers) p50/p95, cold `funes recall` processes, and `funes recall` processes answered by the
+  warm service (bench/cli_recall.py); again at steady state after a fold;
 - LoCoMo inside the haystack (every Nth question), scored by ../shared/bench/locomo/score.py;
 - ANN against exact vector search: recall@50 and latency, at every memory size measured;
 - a turn: a Stop hook fired for a session that grows by one exchange at a time, the time until
@@ -33,6 +34,8 @@ import time
 import uuid
 from pathlib import Path
 from typing import Any
+
+from cli_recall import cli_latency
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 HAYSTACK_SCRIPT = SHARED / "bench" / "haystack" / "make_haystack.py"
@@ -133,6 +136,7 @@ def cold_latency(home: Path, funes_home: Path, runs: int = 5) -> dict[str, float
     that imports lancedb and nothing else (the floor any Lance reader pays; on this machine
     the speed of both drifts by ±30% from hour to hour, their ratio much less)."""
     env = {**os.environ, "HOME": str(home), "FUNES_HOME": str(funes_home)}
+    env["FUNES_WARM_IDLE_S"] = "0"  # cold means cold: no warm service answers
     times, floor = [], []
     for query in CODING_QUERIES[:runs]:
         started = time.perf_counter()
@@ -355,6 +359,7 @@ def measure_memory(
     out["fresh"] = {
         "warm": warm_latency(funes_home, questions),
         "cold": cold_latency(home, funes_home),
+        "cli_cold_vs_warm": cli_latency(funes_home, home),
     }
     out["ann_vs_exact"] = ann_vs_exact(funes_home, questions)
     locomo = home.parent / "locomo" / "questions.jsonl"

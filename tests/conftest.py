@@ -31,6 +31,9 @@ def tmp_funes_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))  # opencode's config
     monkeypatch.delenv("OPENCODE_DB", raising=False)
     monkeypatch.setenv("COPILOT_HOME", str(tmp_path / "copilot"))
+    # No warm recall service (funes.integrations.warm) unless a test asks for one: each test
+    # has its own home, and a service per test would linger for its idle time.
+    monkeypatch.setenv("FUNES_WARM_IDLE_S", "0")
     return home
 
 

@@ -148,3 +148,35 @@ def test_the_bundled_model_loads_without_model2vec_and_embeds_as_it_does() -> No
     np.divide(reference, norms, out=reference, where=norms > 0)
     assert np.allclose(ours, reference, atol=1e-5)
     assert np.allclose(load_embedder().encode(texts[:1]), reference[:1], atol=1e-5)
+
+
+def test_a_corpus_sized_batch_embeds_as_model2vec_does_without_scipy() -> None:
+    """The default install has no scipy: the indexer's big batches are summed with numpy."""
+    from model2vec import StaticModel
+
+    source = Path(subprocess.__file__).read_text()  # real code: many distinct words
+    # 400 characters: under model2vec's 512-token cap, past which it truncates and funes does not.
+    texts = [source[i : i + 400] for i in range(0, len(source), 400)] * 3  # ~25k words
+    texts += ["", "   "]
+    probe = (
+        "import sys, json; from funes.index.embed import load_embedder; "
+        "texts = json.load(sys.stdin); load_embedder().encode(texts); "
+        "print('scipy' in sys.modules)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe],
+        input=json.dumps(texts),
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
+    assert done.stdout.strip() == "False"
+
+    ours = load_embedder().encode(texts)
+    reference = np.asarray(
+        StaticModel.from_pretrained(str(BUNDLED_MODEL_DIR)).encode(texts), dtype=np.float32
+    )
+    norms = np.linalg.norm(reference, axis=1, keepdims=True)
+    np.divide(reference, norms, out=reference, where=norms > 0)
+    assert np.allclose(ours, reference, atol=1e-5)

@@ -243,3 +243,22 @@ def test_a_hub_model_that_is_not_cached_is_a_one_line_error(corpus: Path) -> Non
     assert result.returncode == 1
     assert "not in the local Hugging Face cache" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("memory_before", ["empty", "holding another session"])
+def test_a_session_in_two_files_is_stored_once_within_one_run(
+    corpus: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, memory_before: str
+) -> None:
+    fixtures = corpus / "funes-fixtures"
+    if memory_before != "empty":
+        index([fixtures / "codex_session.jsonl"])
+    before = len(stored_ids()) if memory_before != "empty" else 0
+    source = fixtures / "claude_session.jsonl"
+    first = _claude_layout(tmp_path / "a", source)
+    second = _claude_layout(tmp_path / "b", source)
+    # Every unit flushed on its own: the copy is checked against rows this run already wrote.
+    monkeypatch.setattr("funes.index.indexer.FLUSH_CHUNKS", 1)
+    report = index([first, second])
+    ids = stored_ids()
+    assert len(ids) == len(set(ids)) == before + report.chunks_added
+    assert report.chunks_known == report.chunks_added > 0

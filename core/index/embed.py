@@ -37,6 +37,13 @@ def _word_encoder(model: Any) -> Any:
     return word_embed.WordSumEncoder(model) if word_embed.supports(model) else None
 
 
+def release_word_caches() -> None:
+    """Drop every model's word cache (up to ~170 MB after a long run); the next batch relearns
+    the words it needs. The indexer calls it before the end-of-run index builds, which need
+    the memory more."""
+    _word_encoder.cache_clear()
+
+
 class ModelNotAvailable(RuntimeError):
     """The requested embedding model cannot be loaded offline; the message says how to fix it."""
 

@@ -18,6 +18,7 @@ from typing import Any
 from funes.index.chunking import chunk_turn
 from funes.index.lock import writer_lock
 from funes.index.repo import resolve_repo
+from funes.index.run_ids import RunIds
 from funes.index.state import IndexState, UnitState, state_path, unit_signature
 from funes.model import Chunk, Turn
 from funes.traces import TraceSource, all_sources
@@ -27,6 +28,11 @@ from funes.traces.detect import find_units
 DEFAULT_BUDGET_S = 60.0
 # Rows are appended in batches of about this many chunks (fewer, larger Lance fragments).
 FLUSH_CHUNKS = 4096
+# During a long run the state is saved after a flush at most this often (and always at the
+# end): state.json grows with the history, so saving it after every flush cost a first index
+# time quadratic in its length. A run killed meanwhile re-reads the units read since the last
+# save, and finds their rows already stored.
+STATE_SAVE_EVERY_S = 15.0
 
 Progress = Callable[[str, dict[str, Any]], None]
 
@@ -201,10 +207,15 @@ class _IndexRun:
             self.store = ChunkStore.create_or_open(path, self.embedder)
             # A memory deleted while its state survived is rebuilt in full.
             self.state = IndexState(path=state_path(path))
-        self.store_empty = self.store.count() == 0
+        # "Stored already?" asks the memory as it was when the run started (its indexes cover
+        # it) and the run's own record of what it appended (funes.index.run_ids), never the
+        # rows this run wrote, which no index covers until the run ends.
+        self.stored_before = None if self.store.count() == 0 else self.store.snapshot()
+        self.appended = RunIds()
         self.buffer: list[Chunk] = []
         self.buffer_ids: set[str] = set()
         self.pending_states: dict[str, UnitState] = {}
+        self.saved_at = time.monotonic()
 
     def needs_reading(self, unit: Unit) -> bool:
         recorded = self.state.units.get(unit.key)
@@ -260,11 +271,14 @@ class _IndexRun:
         self.flush()
         self.state.pending = list(self.report.backlog)
         self.state.last_indexed = _now() if self.report.chunks_added else self.state.last_indexed
-        self.state.save()
+        self.save_state()
         if maintain:
             # Also when nothing was added: a run killed while building an index left it
             # missing, and this is where it comes back.
+            from funes.index.embed import release_word_caches
             from funes.index.maintenance import maintain as run_maintenance
+
+            release_word_caches()  # the index builds peak higher than embedding did
 
             def step(name: str) -> None:
                 self.notify("maintain", {"step": name})
@@ -305,8 +319,13 @@ class _IndexRun:
 
     def _queue(self, chunks: list[Chunk]) -> None:
         fresh = [c for c in chunks if c.id not in self.buffer_ids]
-        if not self.store_empty and fresh:
-            known = self.store.known_ids(c.id for c in fresh)
+        if fresh:
+            known: set[str] = set()
+            if self.stored_before is not None:
+                known = self.stored_before.known_ids(c.id for c in fresh)
+            repeated = self.appended.candidates([c.id for c in fresh if c.id not in known])
+            if repeated:
+                known |= self.store.known_ids(repeated)
             self.report.chunks_known += len(known)
             fresh = [c for c in fresh if c.id not in known]
         # One chunk id per coordinate even if a turn was emitted twice within one read.
@@ -321,15 +340,20 @@ class _IndexRun:
             self.notify("embed", {"chunks": len(self.buffer)})
             vectors = self.embedder.encode([c.text for c in self.buffer])
             self.store.add(self.buffer, vectors)
+            self.appended.add(self.buffer_ids)
             self.report.chunks_added += len(self.buffer)
-            self.store_empty = False
             self.buffer = []
             self.buffer_ids = set()
         # State only after the rows it describes are committed.
         for key, unit_state in self.pending_states.items():
             self.state.record(key, unit_state)
         self.pending_states = {}
+        if time.monotonic() - self.saved_at >= STATE_SAVE_EVERY_S:
+            self.save_state()
+
+    def save_state(self) -> None:
         self.state.save()
+        self.saved_at = time.monotonic()
 
 
 def _now() -> str:

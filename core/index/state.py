@@ -180,6 +180,9 @@ class IndexState:
             unit = self.units.get(key)
             if unit is not None and unit.resume is not None:
                 _write_atomic(_resume_file(path, key), unit.resume)
+                # Read back from its file if the unit is read again: a first index of a long
+                # history would otherwise hold every unit's resume point (~6 KB each) in memory.
+                unit.resume = None
         self.dirty.clear()
         units = {}
         for key, unit in self.units.items():

@@ -192,6 +192,12 @@ class ChunkStore:
         db = lancedb.connect(str(path))
         return cls(path, db, db.open_table(TABLE))
 
+    def snapshot(self) -> ChunkStore:
+        """This memory as it is now, read-only: later writes are not seen through it."""
+        table = self.db.open_table(TABLE)
+        table.checkout(self.table.version)
+        return ChunkStore(self.path, self.db, table)
+
     def check_model(self, embedder: Any) -> None:
         if self.model_id and (
             self.model_id != embedder.model_id
