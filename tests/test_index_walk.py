@@ -13,7 +13,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-import zstandard
+from backports import zstd
 from trace_fixtures import CORPUS
 
 from funes.index.indexer import discover_units, index
@@ -33,7 +33,7 @@ def _copy(source: Path, target: Path) -> Path:
 
 def _zstd(source: Path, target: Path) -> Path:
     target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_bytes(zstandard.ZstdCompressor().compress(source.read_bytes()))
+    target.write_bytes(zstd.compress(source.read_bytes()))
     return target
 
 

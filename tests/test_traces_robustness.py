@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import zstandard
+from backports import zstd
 from trace_fixtures import CORPUS, read_unit
 
 from funes.traces.claude import ClaudeSource
@@ -124,7 +124,7 @@ def test_rewritten_file_is_read_again_from_the_start(tmp_path: Path) -> None:
 def test_zstd_rollout_reads_like_the_plain_file(tmp_path: Path) -> None:
     plain = CORPUS / "funes-fixtures/codex_session.jsonl"
     packed = tmp_path / "rollout-x.jsonl.zst"
-    packed.write_bytes(zstandard.ZstdCompressor().compress(plain.read_bytes()))
+    packed.write_bytes(zstd.compress(plain.read_bytes()))
     source = CodexSource()
     from_plain = source.read(plain).turns
     from_packed = source.read(packed)
