@@ -20,6 +20,7 @@ from funes.retrieve.blend import (
 from funes.retrieve.coverage import coverage_bonus
 from funes.retrieve.filters import Filters
 from funes.retrieve.neighbours import MAX_NEIGHBOURS, attach_neighbours
+from funes.retrieve.projects import project_lift
 from funes.retrieve.recency import DEFAULT_HALF_LIFE_DAYS, check_half_life, recency_weight
 from funes.retrieve.search import fulltext_leg, open_store, vector_leg
 from funes.retrieve.second_pass import KIND_CROSS_ENCODER, load_second_pass
@@ -86,6 +87,7 @@ def recall(
     if second_pass:
         pool, scores = _second_pass(query, pool, fulltext, vector, scores, result, clock)
     scores = scores * block_priors([row["block_type"] or "" for row in pool])
+    scores = scores * project_lift(query, [row.get("workdir") or "" for row in pool])
     scores = session_support(scores, [row["session_id"] or "" for row in pool])
     scores = scores + coverage_bonus(query, pool, scores)
 
