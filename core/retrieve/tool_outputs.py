@@ -38,7 +38,13 @@ def promote_outputs(
     """`pool` and `scores` with the output of each top tool call lifted. Costs one lookup when a
     tool call is among the best candidates, none else."""
     best = sorted(range(len(pool)), key=lambda i: -scores[i])[:CALLS_CONSIDERED]
-    calls = [i for i in best if pool[i]["block_type"] == "tool_use" and pool[i]["session_id"]]
+    calls = [
+        i
+        for i in best
+        if pool[i]["block_type"] == "tool_use"
+        and pool[i]["session_id"]
+        and pool[i]["seq"] is not None
+    ]
     if not calls:
         return pool, scores
     try:
