@@ -96,7 +96,7 @@ def _outputs_after(table: Any, calls: list[dict], where: str | None) -> list[dic
     if where:
         clause += f" AND ({where})"
     # Without the vectors: fetching them made this lookup 25 times slower.
-    columns = [c for c in CANDIDATE_COLUMNS if c != "vector"] + ["split_idx"]
+    columns = [c for c in CANDIDATE_COLUMNS if c != "vector"]
     return table.search().where(clause).select(columns).limit(10_000).to_list()
 
 
