@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/coding.py [--k 10] [--split all|tuning|heldout] [--json OUT]
                                      [--second-pass] [--keep DIR] [--show-misses]
+                                     [--questions PATH] [--diagnose]
 
 Copies ../shared/corpus to a temporary folder, indexes it into a temporary FUNES_HOME through
 the indexer, asks every question of bench/coding_questions.jsonl through `funes.retrieve.recall`
@@ -18,6 +19,13 @@ ids are looked up in the file, Hermes rows by id) and scores, per half:
 
 Questions with no answer in the corpus (category `none`) are not scored for hits; their count
 is reported. The first pass alone (the default ranking) is measured unless --second-pass.
+
+`--questions PATH` asks another set. A set whose questions carry `key_phrases` (the shape of
+../shared/bench/coding-hard/questions.jsonl) is scored as its README says (bench/phrase_scoring.py):
+hit@1/5/10/50 by key phrases in the passage as the agent sees it and by gold line, per split,
+per `answer_in` and per overlap band, beside BM25 over lines; `--diagnose` says, for each
+question missed at 5, where its answer was lost (not in any one chunk, outside the candidate
+pool, ranked below, or cut out of the shown passage).
 """
 
 from __future__ import annotations
@@ -36,7 +44,8 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from plain_bm25 import BM25  # beside this script in bench/
+import phrase_scoring  # beside this script in bench/
+from plain_bm25 import BM25
 
 HERE = Path(__file__).resolve().parent
 CORPUS = HERE.parents[1] / "shared" / "corpus"
@@ -235,10 +244,16 @@ def build_memory(work: Path) -> Path:
     return corpus
 
 
-def run(args: argparse.Namespace) -> dict[str, Any]:
-    questions = [json.loads(line) for line in QUESTIONS.read_text().splitlines() if line.strip()]
+def load_questions(args: argparse.Namespace) -> list[dict]:
+    path = args.questions or QUESTIONS
+    questions = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
     if args.split != "all":
         questions = [q for q in questions if q["split"] == args.split]
+    return questions
+
+
+def open_memory(args: argparse.Namespace) -> Path:
+    """The corpus copy, indexed into `--keep` (reused when already there) or a temporary folder."""
     work = args.keep or Path(tempfile.mkdtemp(prefix="funes-coding-"))
     work.mkdir(parents=True, exist_ok=True)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -249,7 +264,12 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     os.environ["FUNES_HOME"] = str(work / "funes-home")
     if args.second_pass:  # the live MiniLM re-score of the pool's top (nothing to precompute)
         os.environ["FUNES_RERANKER"] = "minilm"
+    return corpus
 
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    questions = load_questions(args)
+    corpus = open_memory(args)
     from funes.retrieve import format_agent, recall
 
     locator = Locator(corpus)
@@ -318,6 +338,116 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     return report
 
 
+def run_phrases(args: argparse.Namespace) -> dict[str, Any]:
+    """A key-phrase set (bench/phrase_scoring.py): hit@1/5/10/50 by phrases and by gold line,
+    funes beside BM25 over lines, per split and band."""
+    from dataclasses import replace
+
+    from funes.retrieve import format_agent, recall
+
+    questions = load_questions(args)
+    corpus = open_memory(args)
+    units = corpus_units(corpus)
+    unit_text = dict(units)
+    bm25 = BM25([tokens(text) for _, text in units])
+    extra = json.loads(args.recall_kwargs) if args.recall_kwargs else {}
+    depth = max(phrase_scoring.DEPTHS)
+    tally = phrase_scoring.Tally()
+    diagnosis = Diagnosis(corpus) if args.diagnose else None
+    answer_tokens: list[int] = []
+    latencies: list[float] = []
+    misses: list[str] = []
+    for question in questions:
+        text = question["question"]
+        answer_tokens.append(approx_tokens(format_agent(recall(text, **extra))))
+        if question["category"] == "none":
+            continue
+        started = time.perf_counter()
+        result = recall(text, k=depth, **extra)
+        latencies.append(time.perf_counter() - started)
+        phrases = question["key_phrases"]
+        gold_lines = [(g["file"], f"L{n}") for g in question["gold"] for n in g["lines"]]
+        gold = [(t, phrase_scoring.grams(t)) for t in (unit_text.get(k, "") for k in gold_lines)]
+        seen = [
+            phrase_scoring.seen_text(format_agent(replace(result, hits=[hit])))
+            for hit in result.hits
+        ]
+        phrase_rank = phrase_scoring.first_rank(
+            [phrase_scoring.holds_phrases(s, phrases) for s in seen]
+        )
+        line_rank = phrase_scoring.first_rank(
+            [any(phrase_scoring.is_line_text(h.text, t, g) for t, g in gold) for h in result.hits]
+        )
+        tally.add(question, "funes", "phrase", phrase_rank)
+        tally.add(question, "funes", "line", line_rank)
+        base = [units[i] for i in bm25.top(tokens(text), depth)]
+        tally.add(
+            question,
+            "bm25",
+            "phrase",
+            phrase_scoring.first_rank(
+                [phrase_scoring.holds_phrases(phrase_scoring.collapse(t), phrases) for _, t in base]
+            ),
+        )
+        gold_set = set(gold_lines)
+        tally.add(
+            question, "bm25", "line", phrase_scoring.first_rank([k in gold_set for k, _ in base])
+        )
+        if phrase_rank is None or phrase_rank > 5:
+            why = diagnosis.why(question, result, seen, extra) if diagnosis else ""
+            misses.append(
+                f"[{question['split']}] {question['id']} {question['answer_in']:11s} "
+                f"rank={phrase_rank} {why} :: {text}"
+            )
+    report: dict[str, Any] = {
+        "questions": len(questions),
+        "unanswerable": sum(q["category"] == "none" for q in questions),
+        "recall_p50_ms": round(statistics.median(latencies) * 1000, 1),
+        "phrase_sets": tally.summary(),
+        "answer_tokens": _spread(answer_tokens),
+        "misses": misses,
+    }
+    if diagnosis:
+        report["diagnosis"] = dict(diagnosis.counts)
+    return report
+
+
+class Diagnosis:
+    """Where a missed answer was lost: no single chunk holds its phrases; its chunk is outside
+    the candidate pool; in the pool but ranked below 5; or ranked but cut from the shown text."""
+
+    def __init__(self, corpus: Path) -> None:
+        from funes.retrieve.search import open_store
+
+        store, _, _ = open_store(None)
+        rows = store.table.search().select(["id", "text", "block_type"]).limit(10**7).to_list()
+        self.chunks = [
+            (r["id"], phrase_scoring.collapse(r["text"] or ""), r["block_type"]) for r in rows
+        ]
+        self.counts: dict[str, int] = defaultdict(int)
+
+    def why(self, question: dict, result: Any, seen: list[str], extra: dict) -> str:
+        from funes.retrieve import recall
+
+        phrases = question["key_phrases"]
+        holders = {
+            cid: kind
+            for cid, text, kind in self.chunks
+            if phrase_scoring.holds_phrases(text, phrases)
+        }
+        if not holders:
+            cause, rank = "no-chunk", None
+        else:
+            whole = recall(question["question"], k=10_000, neighbors=0, **extra)
+            ranks = [i for i, h in enumerate(whole.hits, 1) if h.id in holders]
+            rank = ranks[0] if ranks else None
+            cause = "not-in-pool" if rank is None else "ranked-below" if rank > 5 else "cut"
+        self.counts[cause] += 1
+        kinds = ",".join(sorted(set(holders.values()))) or "-"
+        verdict = cause if rank is None else f"{cause}@{rank}"
+        return f"{verdict} ({kinds})"
+
+
 def _budgeted_answer(text: str, args: argparse.Namespace, extra: dict) -> tuple[str, list]:
     """The `--max-tokens` answer as the CLI and MCP tool build it, and the hits it shows."""
     from funes.retrieve import format_agent, recall
@@ -382,6 +512,20 @@ def print_report(report: dict[str, Any]) -> None:
         print("  miss " + miss)
 
 
+def print_phrase_report(report: dict[str, Any]) -> None:
+    print(
+        f"{report['questions']} questions ({report['unanswerable']} with no answer, not scored), "
+        f"recall(k=50) p50 {report['recall_p50_ms']} ms"
+    )
+    phrase_scoring.print_summary(report["phrase_sets"])
+    t = report["answer_tokens"]
+    print(f"\ndefault agent answer tokens: median {t['median']}, p90 {t['p90']}, max {t['max']}")
+    if "diagnosis" in report:
+        print(f"misses at 5 by cause: {report['diagnosis']}")
+    for miss in report["misses"]:
+        print("  miss " + miss)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--k", type=int, default=10, help="hits scored per question")
@@ -391,12 +535,18 @@ def main() -> None:
     parser.add_argument("--keep", type=Path, help="index into (or reuse) this folder")
     parser.add_argument("--show-misses", action="store_true", help="list questions missed at 5")
     parser.add_argument("--max-tokens", type=int, help="also measure answers packed to N tokens")
+    parser.add_argument("--questions", type=Path, help="another question set (JSON lines)")
+    parser.add_argument("--diagnose", action="store_true", help="say where each miss was lost")
     parser.add_argument("--recall-kwargs", help=argparse.SUPPRESS)  # JSON, for experiments
     args = parser.parse_args()
     if not args.second_pass:
         os.environ.setdefault("FUNES_RERANKER", "none")
-    report = run(args)
-    print_report(report)
+    if args.questions and "key_phrases" in args.questions.read_text().split("\n", 1)[0]:
+        report = run_phrases(args)
+        print_phrase_report(report)
+    else:
+        report = run(args)
+        print_report(report)
     if args.json:
         args.json.write_text(json.dumps(report, indent=2) + "\n")
 

@@ -21,9 +21,11 @@ from funes.retrieve.coverage import coverage_bonus
 from funes.retrieve.filters import Filters
 from funes.retrieve.handles import session_handles
 from funes.retrieve.neighbours import MAX_NEIGHBOURS, attach_neighbours
+from funes.retrieve.projects import project_lift
 from funes.retrieve.recency import DEFAULT_HALF_LIFE_DAYS, check_half_life, recency_weight
 from funes.retrieve.search import fulltext_leg, open_store, vector_leg
 from funes.retrieve.second_pass import KIND_CROSS_ENCODER, load_second_pass
+from funes.retrieve.tool_outputs import promote_outputs
 from funes.retrieve.types import Hit, RecallResult
 
 # Six passages with their prompt and conclusion: median ~1.3k tokens of agent output.
@@ -90,6 +92,7 @@ def recall(
     if second_pass:
         pool, scores = _second_pass(query, pool, fulltext, vector, scores, result, clock)
     scores = scores * block_priors([row["block_type"] or "" for row in pool])
+    scores = scores * project_lift(query, [row.get("workdir") or "" for row in pool])
     scores = session_support(scores, [row["session_id"] or "" for row in pool])
     scores = scores + coverage_bonus(query, pool, scores)
 
@@ -99,6 +102,8 @@ def recall(
     final = [float(score) * weight for score, weight in zip(scores, recency, strict=True)]
     pool, final = promote_answers(store.table, pool, final, where)
     clock.lap("answers")
+    pool, final = promote_outputs(store.table, pool, final, where, query)
+    clock.lap("tool outputs")
     ranked = sorted(((score, i) for i, score in enumerate(final)), key=lambda p: (-p[0], p[1]))
     result.hits = [_hit(pool[i], score) for score, i in _distinct_texts(ranked, pool)[:k]]
     handles = session_handles(store, {hit.session_id for hit in result.hits})

@@ -1,0 +1,69 @@
+"""A tool call's output ranks with it: when the call matches the question (the command, the
+file's path) its output, which holds the answer in words the question never uses, is lifted
+above it; an output that holds none of the question's words is not."""
+
+from __future__ import annotations
+
+import pytest
+from recall_fixtures import build_memory, turn
+
+from funes.retrieve import recall
+
+S = "s-tools-0001"
+OTHER = "s-other-0002"
+
+
+@pytest.fixture(autouse=True)
+def first_pass_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FUNES_RERANKER", "none")
+
+
+def call(uuid: str, seq: int, text: str, tool: str = "Bash") -> object:
+    return turn(S, uuid, seq, text, role="assistant", block_type="tool_use", tool_name=tool)
+
+
+def output(uuid: str, seq: int, text: str, tool: str = "Bash", **fields: str) -> object:
+    return turn(S, uuid, seq, text, block_type="tool_result", tool_name=tool, **fields)
+
+
+def cache_suite_turns(output_ts: str = "2026-03-01T10:00:00Z") -> list:
+    return [
+        turn(S, "u1", 0, "The nightly job broke again, have a look."),
+        call("c1", 1, "pytest tests/test_cache_version_suite.py -q  # cache version suite"),
+        output(
+            "r1", 2,
+            "F..........\nAssertionError: cache schema 3 != 4 (written by 0.8.1)\n"
+            "1 failed, 11 passed in 0.42s",
+            ts=output_ts,
+        ),
+        turn(S, "a1", 3, "One failure; I'll look at the schema check.", role="assistant"),
+        turn(OTHER, "o1", 0, "Add a favicon to the landing page."),
+        turn(OTHER, "o2", 1, "Added favicon.ico to the page.", role="assistant"),
+    ]  # fmt: skip
+
+
+def test_the_output_of_a_matching_call_ranks_above_the_call() -> None:
+    build_memory(cache_suite_turns())
+    hits = recall("what did the cache version suite run show", k=2).hits
+    assert [h.turn_uuid for h in hits] == ["r1", "c1"]
+    assert hits[0].block_type == "tool_result"
+
+
+def test_an_output_outside_the_filters_is_not_lifted_in() -> None:
+    build_memory(cache_suite_turns(output_ts="2026-03-05T09:00:00Z"))
+    hits = recall("what did the cache version suite run show", k=3, until="2026-03-02").hits
+    assert "r1" not in {h.turn_uuid for h in hits}
+    assert hits[0].turn_uuid == "c1"
+
+
+def test_an_output_with_none_of_the_questions_words_stays_where_it_was() -> None:
+    build_memory(
+        [
+            turn(S, "u1", 0, "Document the theme hot reload in the README."),
+            call("c1", 1, "README.md: themes hot reload without a restart", tool="Edit"),
+            output("r1", 2, "Successfully replaced text in README.md.", tool="Edit"),
+            turn(S, "a1", 3, "Done.", role="assistant"),
+        ]
+    )
+    hits = recall("do themes hot reload without a restart", k=2).hits
+    assert "r1" not in {h.turn_uuid for h in hits}
