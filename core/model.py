@@ -19,24 +19,11 @@ Harness = Literal[
     "copilot",
     "parquet",
 ]
-# One line per agent, so each new agent is a one-line change here.
-HARNESSES: tuple[str, ...] = (
-    "claude_code",
-    "codex",
-    "pi",
-    "hermes",
-    "gemini",
-    "qwen",
-    "opencode",
-    "copilot",
-    "parquet",
-)
-
-# What users type on the command line → the stored facet.
-HARNESS_ALIASES: dict[str, str] = {
+# The agents funes serves, by the name people type, and the harness facet their turns are
+# stored under: one line per agent (with its trace source, plugin and installer, that is all
+# adding an agent takes). Every other list of agents is derived from this one.
+AGENT_HARNESS: dict[str, str] = {
     "claude": "claude_code",
-    "claude_code": "claude_code",
-    "claude-code": "claude_code",
     "codex": "codex",
     "pi": "pi",
     "hermes": "hermes",
@@ -44,23 +31,20 @@ HARNESS_ALIASES: dict[str, str] = {
     "qwen": "qwen",
     "opencode": "opencode",
     "copilot": "copilot",
-    "parquet": "parquet",
+}
+AGENTS: tuple[str, ...] = tuple(AGENT_HARNESS)
+# Every stored facet: the agents', and imported Parquet shards.
+HARNESSES: tuple[str, ...] = (*AGENT_HARNESS.values(), "parquet")
+
+# What users type on the command line → the stored facet.
+HARNESS_ALIASES: dict[str, str] = {
+    **{harness: harness for harness in HARNESSES},
+    **AGENT_HARNESS,
+    "claude-code": "claude_code",
 }
 
-
 # What `--harness` offers (the aliases without the dashed spelling).
-HARNESS_CHOICES: tuple[str, ...] = (
-    "claude",
-    "claude_code",
-    "codex",
-    "pi",
-    "hermes",
-    "gemini",
-    "qwen",
-    "opencode",
-    "copilot",
-    "parquet",
-)
+HARNESS_CHOICES: tuple[str, ...] = ("claude", *HARNESSES)
 
 
 def normalise_harness(name: str) -> str:

@@ -9,16 +9,9 @@ from __future__ import annotations
 
 import importlib
 
-AGENTS: tuple[str, ...] = (
-    "claude",
-    "codex",
-    "pi",
-    "hermes",
-    "gemini",
-    "qwen",
-    "opencode",
-    "copilot",
-)
+from funes.model import AGENTS
+
+__all__ = ["AGENTS", "installer_for"]
 
 
 def installer_for(agent: str):  # -> funes.installers.base.Installer

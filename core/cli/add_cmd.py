@@ -8,16 +8,9 @@ from typing import Any
 
 import click
 
-AGENT_CHOICES = [
-    "claude",
-    "codex",
-    "pi",
-    "hermes",
-    "gemini",
-    "qwen",
-    "opencode",
-    "copilot",
-]
+from funes.model import AGENTS
+
+AGENT_CHOICES = list(AGENTS)
 
 
 @click.command("add")

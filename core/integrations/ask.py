@@ -24,16 +24,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-ASK_AGENTS: tuple[str, ...] = (
-    "claude",
-    "codex",
-    "pi",
-    "hermes",
-    "gemini",
-    "qwen",
-    "opencode",
-    "copilot",
-)
+from funes.model import AGENTS
+
+ASK_AGENTS: tuple[str, ...] = AGENTS  # every agent funes serves has a one-shot mode
 
 # Same defaults as `funes recall`.
 DEFAULT_K = 8

@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from funes.memory_spec import folder_memory
+from funes.model import AGENT_HARNESS
 from funes.paths import (
     claude_home,
     codex_home,
@@ -20,16 +21,7 @@ from funes.paths import (
 )
 
 # Stored harness facet → the agent name `funes add` records.
-AGENT_OF_HARNESS = {
-    "claude_code": "claude",
-    "codex": "codex",
-    "pi": "pi",
-    "hermes": "hermes",
-    "gemini": "gemini",
-    "qwen": "qwen",
-    "opencode": "opencode",
-    "copilot": "copilot",
-}
+AGENT_OF_HARNESS = {harness: agent for agent, harness in AGENT_HARNESS.items()}
 
 
 def index_target(agent: str) -> Path | None:
