@@ -424,7 +424,8 @@ def test_hits_say_where_their_block_goes_on_and_how_to_get_it(
     # Served from a memory that is not the one commands read by default: `get` must name it.
     monkeypatch.setenv("FUNES_HOME", str(tmp_path / "elsewhere"))
     for ui in serve(str(served)):
-        status, found = api(ui, "search?q=compaction+summary+previous&k=10")
+        # k=20: enough hits that some are later splits of long blocks whatever the ranking.
+        status, found = api(ui, "search?q=compaction+summary+previous&k=20")
     assert status == 200 and found["hits"]
     for hit in found["hits"]:
         assert hit["get_command"] == (
@@ -498,6 +499,7 @@ def test_a_reader_searches_follows_a_hit_into_its_session_and_its_subagents_in_c
         tool = unit.locator(".tool-name").text_content()
         assert tool in {"bash", "read", "edit", "write"}
         unit.locator("summary").click()
+        unit.locator(".part-label").last.wait_for()  # opened: its parts are drawn
         assert unit.locator(".part-label").all_inner_texts() == ["CALL", "RESULT"]
         assert page.locator("#timeline .block.final .md").is_visible()  # the final answer, open
 

@@ -128,9 +128,12 @@ def test_a_stale_socket_file_is_replaced(warm_home: Path) -> None:
     pid = wait_for_service(warm_home)
     (sock,) = sockets(warm_home)
     os.kill(pid, signal.SIGKILL)  # dies without removing its socket file
-    while alive(pid):
+    # Dead, and its listening socket closed (the kernel may close it a moment after the
+    # process shows as gone).
+    deadline = time.monotonic() + 10
+    while (alive(pid) or service_pid(sock) is not None) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert sock.exists() and service_pid(sock) is None
+    assert sock.exists() and service_pid(sock) is None  # its file is left behind
     assert run("recall", "redis cache") == expected  # in-process, then a fresh service
     assert wait_for_service(warm_home) != pid
     assert run("recall", "redis cache") == expected
