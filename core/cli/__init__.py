@@ -77,7 +77,7 @@ def main() -> None:
 
     \b
     Set up an agent (indexes its history, installs recall tools and the per-turn hook):
-      funes add claude          # or codex, pi, hermes, opencode, copilot
+      funes add claude          # or codex, pi, hermes, gemini, qwen, opencode, copilot
     Then ask the memory:
       funes recall "why did we drop the redis cache"
       funes get SESSION TURN    # the whole turn a hit came from

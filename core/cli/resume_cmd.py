@@ -39,9 +39,10 @@ def command(
     prompt: str | None,
     as_json: bool,
 ) -> None:
-    """Reopen SESSION (an id or the 8 characters `funes sessions` shows) in the agent that wrote
-    it — `claude --resume`, `codex resume`, `pi --session`, `hermes chat --resume` — from its
-    recorded working directory.
+    """Reopen SESSION (an id or the handle `funes sessions` shows) in the agent that wrote it —
+    `claude --resume`, `codex resume`, `pi --session`, `hermes chat --resume`, `qwen --resume`,
+    `copilot --resume`, `opencode --session` — from its recorded working directory (Gemini CLI
+    resumes only by its own list's index: funes says how).
 
     \b
     When it cannot run here (the folder is gone, the agent is not installed, the transcript is
