@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from funes.retrieve.neighbours import Around, asks, said_text_near
-from funes.retrieve.search import CANDIDATE_COLUMNS
+from funes.retrieve.pool import LOOKUP_COLUMNS, best_first, lift
 
 # How many of the best candidates may pass their score on; one lookup serves them all.
 QUESTIONS_CONSIDERED = 10
@@ -34,14 +34,13 @@ def promote_answers(
 ) -> tuple[list[dict], list[float]]:
     """`pool` and `scores` with each top question's answer lifted (added to the pool when the
     searches did not find it). Costs one lookup when a question is among the best, none else."""
-    best = sorted(range(len(pool)), key=lambda i: -scores[i])[:QUESTIONS_CONSIDERED]
+    best = best_first(scores, QUESTIONS_CONSIDERED)
     questions = [i for i in best if _is_question(pool[i])]
     if not questions:
         return pool, scores
     places = [(pool[i]["session_id"], int(pool[i]["seq"])) for i in questions]
-    columns = [c for c in CANDIDATE_COLUMNS if c != "vector"]
     try:
-        rows = said_text_near(table, places, columns, where)
+        rows = said_text_near(table, places, LOOKUP_COLUMNS, where)
     except Exception:  # the lift refines a ranking that is already whole: never fail on it
         return pool, scores
     pool, scores = list(pool), list(scores)
@@ -52,14 +51,7 @@ def promote_answers(
         answer = _answer(question, same)
         if answer is None:
             continue
-        lifted = ANSWER_SHARE * scores[i]
-        j = index.get(answer["id"])
-        if j is None:
-            index[answer["id"]] = len(pool)
-            pool.append(answer)
-            scores.append(lifted)
-        else:
-            scores[j] = max(scores[j], lifted)
+        lift(pool, scores, index, answer, ANSWER_SHARE * scores[i])
         scores[i] *= QUESTION_KEEPS
     return pool, scores
 

@@ -15,7 +15,7 @@ import re
 from typing import Any
 
 from funes.retrieve.coverage import TOOL_BLOCKS, words
-from funes.retrieve.search import CANDIDATE_COLUMNS
+from funes.retrieve.pool import LOOKUP_COLUMNS, best_first, lift
 
 # How many of the best candidates may pass their score on; one lookup serves them all.
 CALLS_CONSIDERED = 20
@@ -37,7 +37,7 @@ def promote_outputs(
 ) -> tuple[list[dict], list[float]]:
     """`pool` and `scores` with the output of each top tool call lifted. Costs one lookup when a
     tool call is among the best candidates, none else."""
-    best = sorted(range(len(pool)), key=lambda i: -scores[i])[:CALLS_CONSIDERED]
+    best = best_first(scores, CALLS_CONSIDERED)
     calls = [
         i
         for i in best
@@ -62,14 +62,7 @@ def promote_outputs(
             # A subagent's report comes back as its Task call's output: it is already a
             # candidate as what the subagent said.
             continue
-        lifted = OUTPUT_SHARE * scores[i]
-        j = index.get(output["id"])
-        if j is None:
-            index[output["id"]] = len(pool)
-            pool.append(output)
-            scores.append(lifted)
-        else:
-            scores[j] = max(scores[j], lifted)
+        lift(pool, scores, index, output, OUTPUT_SHARE * scores[i])
     return pool, scores
 
 
@@ -95,9 +88,7 @@ def _outputs_after(table: Any, calls: list[dict], where: str | None) -> list[dic
     )
     if where:
         clause += f" AND ({where})"
-    # Without the vectors: fetching them made this lookup 25 times slower.
-    columns = [c for c in CANDIDATE_COLUMNS if c != "vector"]
-    return table.search().where(clause).select(columns).limit(10_000).to_list()
+    return table.search().where(clause).select(LOOKUP_COLUMNS).limit(10_000).to_list()
 
 
 def _closest(call: dict, rows: list[dict], asked: set[str]) -> dict | None:
