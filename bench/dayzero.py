@@ -35,23 +35,12 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from cli_recall import cli_latency
+from cli_recall import FUNES, cli_latency
+from cli_recall import QUERIES as CODING_QUERIES
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 HAYSTACK_SCRIPT = SHARED / "bench" / "haystack" / "make_haystack.py"
 SCORER = SHARED / "bench" / "locomo" / "score.py"
-FUNES = [sys.executable, "-m", "funes.entry"]
-
-CODING_QUERIES = [
-    "why did the tokenizer test fail",
-    "subprocess timeout handling in the runner",
-    "which flag fixed the flaky CI run",
-    "json decoder error on a large file",
-    "how is the logging handler configured",
-    "what did we decide about retries",
-    "where is the config file parsed",
-    "the migration broke the build",
-]
 
 
 def ensure_haystack(out: Path) -> Path:
