@@ -228,14 +228,14 @@ def approx_tokens(text: str) -> int:
 # ---------------------------------------------------------------------- main
 
 
-def build_memory(work: Path) -> Path:
+def build_memory(work: Path, model: str | None = None) -> Path:
     corpus = work / "corpus"
     shutil.copytree(CORPUS, corpus)
     os.environ["FUNES_HOME"] = str(work / "funes-home")
     from funes.index.indexer import index
 
     started = time.monotonic()
-    report = index(paths=[corpus], everything=True)
+    report = index(paths=[corpus], everything=True, model=model)
     print(
         f"indexed {report.chunks_added} chunks, {report.turns} turns from {report.units_read} "
         f"files in {time.monotonic() - started:.1f}s",
@@ -259,7 +259,7 @@ def open_memory(args: argparse.Namespace) -> Path:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("LANCEDB_LOG", "error")
     corpus = (
-        work / "corpus" if (work / "funes-home").exists() else build_memory(work)
+        work / "corpus" if (work / "funes-home").exists() else build_memory(work, args.model)
     )  # --keep reuses an earlier index
     os.environ["FUNES_HOME"] = str(work / "funes-home")
     if args.second_pass:  # the live MiniLM re-score of the pool's top (nothing to precompute)
@@ -341,9 +341,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 def run_phrases(args: argparse.Namespace) -> dict[str, Any]:
     """A key-phrase set (bench/phrase_scoring.py): hit@1/5/10/50 by phrases and by gold line,
     funes beside BM25 over lines, per split and band."""
-    from dataclasses import replace
-
     from funes.retrieve import format_agent, recall
+    from funes.retrieve.formats import agent_hit_blocks
 
     questions = load_questions(args)
     corpus = open_memory(args)
@@ -368,10 +367,9 @@ def run_phrases(args: argparse.Namespace) -> dict[str, Any]:
         phrases = question["key_phrases"]
         gold_lines = [(g["file"], f"L{n}") for g in question["gold"] for n in g["lines"]]
         gold = [(t, phrase_scoring.grams(t)) for t in (unit_text.get(k, "") for k in gold_lines)]
-        seen = [
-            phrase_scoring.seen_text(format_agent(replace(result, hits=[hit])))
-            for hit in result.hits
-        ]
+        # Each hit as the agent reads it in the whole answer (the best hit may be shown longer
+        # than the rest).
+        seen = [phrase_scoring.seen_text("\n".join(block)) for block in agent_hit_blocks(result)]
         phrase_rank = phrase_scoring.first_rank(
             [phrase_scoring.holds_phrases(s, phrases) for s in seen]
         )
@@ -537,6 +535,9 @@ def main() -> None:
     parser.add_argument("--max-tokens", type=int, help="also measure answers packed to N tokens")
     parser.add_argument("--questions", type=Path, help="another question set (JSON lines)")
     parser.add_argument("--diagnose", action="store_true", help="say where each miss was lost")
+    parser.add_argument(
+        "--model", help="embedding model of a new memory (a model2vec folder; default: bundled)"
+    )
     parser.add_argument("--recall-kwargs", help=argparse.SUPPRESS)  # JSON, for experiments
     args = parser.parse_args()
     if not args.second_pass:

@@ -59,6 +59,9 @@ def main() -> None:
     parser.add_argument("--k", type=int, default=50, help="hits per question (scored: 50)")
     parser.add_argument("--half-life", type=float, default=None, help="recency half-life, days")
     parser.add_argument("--reranker", help="FUNES_RERANKER for this run (none, minilm, a folder)")
+    parser.add_argument(
+        "--model", help="embedding model of the memory (a model2vec folder; default: bundled)"
+    )
     parser.add_argument("--every", type=int, default=1, help="ask every Nth question only")
     args = parser.parse_args()
 
@@ -83,7 +86,9 @@ def main() -> None:
 
     started = time.monotonic()
     report = index(
-        paths=[home / ".claude" / "projects", home / ".codex" / "sessions"], everything=True
+        paths=[home / ".claude" / "projects", home / ".codex" / "sessions"],
+        everything=True,
+        model=args.model,
     )
     print(f"indexed {report.chunks_added} chunks in {time.monotonic() - started:.1f}s")
     if args.every > 1:  # score the asked questions only, the baseline included

@@ -170,18 +170,45 @@ def test_get_agent_format_is_pinned() -> None:
     )
 
 
-def test_a_long_passage_is_an_excerpt_with_a_pinned_cut_line() -> None:
+def _forty_lines() -> str:
     lines = [f"line {i}: nothing to see" for i in range(40)]
     lines[20] = "line 20: the redis cache was dropped"
-    hit = make_hit("\n".join(lines))
-    text = format_agent(RecallResult("why was the redis cache dropped", [hit], "/m", "minilm"))
-    body = text.splitlines()[3:]
+    return "\n".join(lines)  # 1,000 characters: more than an excerpt, less than a chunk
+
+
+def test_a_long_passage_is_an_excerpt_with_a_pinned_cut_line() -> None:
+    best = make_hit("We dropped the redis cache.", turn_uuid="t-1")
+    text = format_agent(
+        RecallResult(
+            "why was the redis cache dropped", [best, make_hit(_forty_lines())], "/m", "minilm"
+        )
+    )
+    body = text.split("---\n")[1].splitlines()[2:]  # the second hit, after its frame lines
     cut = "  … 9 line(s) above and 7 below cut; the → line prints the whole turn"
-    assert body[-2:] == [cut, "---"]
-    quoted = body[:-2]
+    assert body[-1] == cut
+    quoted = body[:-1]
     assert quoted[0] == "│ line 9: nothing to see"
     assert "│ line 20: the redis cache was dropped" in quoted
     assert quoted[-1] == "│ line 32: nothing to see"
+
+
+def test_the_best_passage_is_shown_whole_and_the_rest_as_excerpts() -> None:
+    """The best hit's answer is often lines away from the lines that hold the question's words
+    (hard coding set: 3 of 70 tuning answers sat in a rank-1 passage outside its excerpt)."""
+    first, second = make_hit(_forty_lines()), make_hit(_forty_lines(), turn_uuid="t-43")
+    text = format_agent(RecallResult("why was the redis cache dropped", [first, second], "/m", "x"))
+    blocks = text.split("---\n")
+    assert [f"│ {line}" for line in _forty_lines().splitlines()] == [
+        line for line in blocks[0].splitlines() if line.startswith("│")
+    ]
+    assert "line(s) above" not in blocks[0]
+    assert "│ line 0: nothing to see" not in blocks[1] and "9 line(s) above" in blocks[1]
+
+
+def test_a_best_passage_longer_than_any_chunk_is_still_an_excerpt() -> None:
+    text = format_agent(RecallResult("redis", [make_hit(_forty_lines() * 2)], "/m", "minilm"))
+    assert "line(s) above" in text
+    assert sum(line.startswith("│") for line in text.splitlines()) < 80
 
 
 def test_a_token_budget_says_what_it_left_out() -> None:

@@ -113,7 +113,11 @@ def _window(line: str, terms: list[str], limit: int) -> str:
         start = word_start(line, start)
     if end < len(line):
         end = word_end(line, start, end)
-    return ("…" if start > 0 else "") + line[start:end] + ("…" if end < len(line) else "")
+    # A cut that lands on a space leaves no blank between the text and its `…`.
+    shown = line[start:end]
+    shown = shown.lstrip() if start > 0 else shown
+    shown = shown.rstrip() if end < len(line) else shown
+    return ("…" if start > 0 else "") + shown + ("…" if end < len(line) else "")
 
 
 # A cut moves back (or on) to a space only this far: past it, the cut is inside a long token

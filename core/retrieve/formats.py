@@ -17,6 +17,7 @@ from dataclasses import asdict
 from datetime import UTC, datetime
 from typing import Any
 
+from funes.index.chunking import MAX_CHARS as CHUNK_MAX_CHARS
 from funes.retrieve.budget import (
     CHARS_PER_TOKEN,
     EXCERPT_CHARS,
@@ -34,6 +35,12 @@ NEIGHBOUR_CHARS = 160
 NO_RESULTS = "no results"
 # Under a token budget, a passage is not worth showing in fewer characters than this.
 MIN_EXCERPT_CHARS = 160
+# The best hit is shown whole: every chunk fits (funes.index.chunking splits blocks at 1,200
+# characters), plus the `…` a later split's trimmed first word may gain. Its answer is often
+# lines away from the lines that hold the question's words, and a 600-character excerpt of a
+# 1,000-character passage cut it out (hard coding set, tuning half: hit@1 and hit@5 +3
+# questions, median default answer +59 tokens; BENCHMARKS.md).
+BEST_PASSAGE_CHARS = CHUNK_MAX_CHARS + 2
 CUT_MARKER = "  … {above} line(s) above and {below} below cut; the → line prints the whole turn"
 
 
@@ -107,7 +114,7 @@ def format_agent(result: RecallResult, max_tokens: int | None = None) -> str:
         # A small budget shows more, shorter passages rather than one long one.
         share = max_tokens * CHARS_PER_TOKEN // 4
         limit = min(EXCERPT_CHARS, max(MIN_EXCERPT_CHARS * 2, share))
-    blocks = [_hit_block(hit, result, limit) for hit in result.hits]
+    blocks = agent_hit_blocks(result, limit, best_whole=max_tokens is None)
     notes = [*result.notes, *_weak(result)]
     if max_tokens is not None:
         blocks, left_out = _pack(result, blocks, notes, max_tokens)
@@ -124,6 +131,19 @@ def format_agent(result: RecallResult, max_tokens: int | None = None) -> str:
     for block in blocks:
         lines += block
     return "\n".join(lines) + "\n"
+
+
+def agent_hit_blocks(
+    result: RecallResult, limit: int = EXCERPT_CHARS, *, best_whole: bool = True
+) -> list[list[str]]:
+    """Each hit's lines in the agent format, best first. With `best_whole`, the best hit is
+    shown whole (a chunk is at most BEST_PASSAGE_CHARS), the others as `limit`-character
+    excerpts: the best passage's answer is often lines away from the words that matched."""
+    best_limit = max(limit, BEST_PASSAGE_CHARS) if best_whole else limit
+    return [
+        _hit_block(hit, result, best_limit if rank == 0 else limit)
+        for rank, hit in enumerate(result.hits)
+    ]
 
 
 def _header(count: int, result: RecallResult) -> str:
