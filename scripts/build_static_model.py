@@ -35,7 +35,8 @@ PCA_DIMS = 256
 # int8 halves the folder (≈7.7 MB vs 15 MB) at equal retrieval quality (MRR@10 0.203 vs 0.204).
 QUANTIZE_TO = "int8"
 
-README = """\
+# The model card's front matter, shared with scripts/train_static_model.py's cards.
+FRONT_MATTER = """\
 ---
 library_name: model2vec
 license: apache-2.0
@@ -45,7 +46,11 @@ tags:
 - static-embeddings
 - sentence-transformers
 ---
+"""
 
+README = (
+    FRONT_MATTER
+    + """
 # minilm-l6-static-256
 
 The default embedding model of funes: a [model2vec](https://github.com/MinishLab/model2vec)
@@ -77,6 +82,7 @@ copy of the Hub model. The build is deterministic; it prints the content hash
 
 Content hash: `{content_hash}`
 """
+)
 
 NOTICE = """\
 funes bundled embedding model (minilm-l6-static-256)

@@ -38,6 +38,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from build_static_model import FRONT_MATTER  # scripts/ is on sys.path when run as a script
+
 REPO = Path(__file__).resolve().parent.parent
 START_MODEL = REPO / "core" / "models" / "minilm-l6-static-256"
 DEFAULT_WORK = Path("/tmp/funes-static-train")
@@ -365,16 +367,9 @@ def write_model(vectors: Any, out: Path, work: Path, loss: float) -> None:
     log(f"model written to {out}")
 
 
-README = """\
----
-library_name: model2vec
-license: apache-2.0
-base_model: sentence-transformers/all-MiniLM-L6-v2
-tags:
-- embeddings
-- static-embeddings
----
-
+README = (
+    FRONT_MATTER
+    + """
 # minilm-l6-static-256-tl
 
 funes's static model trained further, tokenlearn-style: the distilled all-MiniLM-L6-v2 table
@@ -387,6 +382,7 @@ mean token vector for the passage in context. Built by `scripts/train_static_mod
 Same tokenizer, width (256) and int8 format as the distilled model. Licence: Apache-2.0,
 inherited from the base model (see NOTICE).
 """
+)
 
 
 def main() -> None:
