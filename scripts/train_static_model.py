@@ -206,7 +206,7 @@ def featurize(work: Path, batch: int = 64, every: int = 4_096) -> None:
     texts = [json.loads(line)["text"] for line in (work / "texts.jsonl").open()]
     parts = work / "targets"
     parts.mkdir(exist_ok=True)
-    started = time.monotonic()
+    started, done_here = time.monotonic(), 0
     for first in range(0, len(texts), every):
         target = parts / f"{first:08d}.npz"
         if target.exists():
@@ -217,9 +217,9 @@ def featurize(work: Path, batch: int = 64, every: int = 4_096) -> None:
             tokens = teacher.encode(cut, output_value="token_embeddings", batch_size=batch)
         means = np.stack([t[1:-1].float().mean(0).numpy() for t in tokens]).astype(np.float32)
         np.savez(target, texts=np.array(cut, dtype=object), means=means)
-        done = first + len(chunk)
-        rate = (done - min(first, done)) / max(1e-9, time.monotonic() - started)
-        log(f"teacher: {done}/{len(texts)} passages ({rate:.0f}/s this run)")
+        done_here += len(chunk)
+        rate = done_here / max(1e-9, time.monotonic() - started)
+        log(f"teacher: {first + len(chunk)}/{len(texts)} passages ({rate:.0f}/s)")
 
 
 def cut_to_teacher(tokenizer: Any, text: str) -> str:
@@ -388,8 +388,10 @@ inherited from the base model (see NOTICE).
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("step", choices=["texts", "featurize", "train", "all"])
-    parser.add_argument("--work", type=Path, default=DEFAULT_WORK)
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    parser.add_argument(
+        "--work", type=Path, default=DEFAULT_WORK, help="passages, teacher vectors, manifest"
+    )
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="the model folder written")
     parser.add_argument(
         "--docs",
         type=Path,
@@ -398,8 +400,10 @@ def main() -> None:
         help="also read the markdown and text files under this folder (e.g. the agent clients' "
         "node_modules from ../shared/agent-kit); recorded in the manifest",
     )
-    parser.add_argument("--passages", type=int, default=120_000)
-    parser.add_argument("--epochs", type=int, default=3)
+    parser.add_argument(
+        "--passages", type=int, default=120_000, help="at most this many, half prose, half code"
+    )
+    parser.add_argument("--epochs", type=int, default=4, help="the best epoch on held text is kept")
     parser.add_argument("--lr", type=float, default=1e-3)
     parser.add_argument("--seed", type=int, default=42)
     parser.add_argument(
