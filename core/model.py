@@ -107,3 +107,6 @@ class Chunk(Provenance):
     parent_uuid: str | None
     block_idx: int
     split_idx: int
+    # The last words before a tool call or tool output chunk (see funes.index.lead_in): searched
+    # with the text, never shown, never pushed.
+    lead_in: str = ""

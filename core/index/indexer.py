@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from funes.index.chunking import chunk_turn
+from funes.index.lead_in import attach_lead_ins
 from funes.index.lock import writer_lock
 from funes.index.repo import resolve_repo
 from funes.index.run_ids import RunIds
@@ -254,6 +255,7 @@ class _IndexRun:
             self._redact_turn(turn)
             chunks.extend(chunk_turn(turn, self._repo_for(turn.workdir)))
             sessions.add(turn.session_id)
+        attach_lead_ins(chunks)
         self.report.turns += len(result.turns)
         self.report.sessions.update(sessions)
         self._queue(chunks)

@@ -29,6 +29,9 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+from funes.index.lead_in import COLUMN as LEAD_IN
+from funes.index.lead_in import has_lead_ins
+
 # A fold deletes every version but the one it commits, and files that killed runs left behind:
 # keeping older versions would hold a second copy of the memory until the next fold (the
 # version before a fold is the last append, seconds old). It runs under the writer lock, so no
@@ -86,15 +89,20 @@ def health(store: Any) -> StorageHealth:
     except Exception:  # statistics are advisory; maintenance still works without them
         pass
     scalar: set[str] = set()
+    lead_in_indexed = False
     for name, column in _index_names(table).items():
         unindexed = _unindexed(table, name)
         if column == "text":
             state.fts_indexed, state.fts_unindexed = True, unindexed
+        elif column == LEAD_IN:
+            lead_in_indexed = True
         elif column == "vector":
             state.vector_index, state.vector_unindexed = True, unindexed
         elif column in SCALAR_INDEXED:
             scalar.add(column)
     state.scalar_indexes = scalar == set(SCALAR_INDEXED)
+    # A memory with lead-ins needs their index too: one build makes both.
+    state.fts_indexed = state.fts_indexed and (lead_in_indexed or not has_lead_ins(table))
     try:
         state.versions = len(table.list_versions())
     except Exception:
@@ -156,6 +164,8 @@ def _build_fulltext(table: Any) -> None:
     # No positions: funes sends match queries, never phrase queries, and positions double the
     # index's size and build time.
     table.create_index("text", config=FTS(with_position=False), replace=True)
+    if has_lead_ins(table):
+        table.create_index(LEAD_IN, config=FTS(with_position=False), replace=True)
 
 
 def _build_scalar_indexes(table: Any) -> None:
@@ -168,7 +178,7 @@ def _build_scalar_indexes(table: Any) -> None:
 
 def build_index(table: Any, column: str, rows: int) -> None:
     """Build (or build again) the index funes keeps on `column`, from the stored rows."""
-    if column == "text":
+    if column in ("text", LEAD_IN):
         _build_fulltext(table)
     elif column == "vector":
         _build_vector_index(table, rows)

@@ -89,6 +89,7 @@ def chunks_schema(dim: int, model_id: str, model_hash: str) -> pa.Schema:
         pa.field("source_path", pa.string()),
         pa.field("block_idx", pa.int64()),
         pa.field("split_idx", pa.int64()),
+        pa.field("lead_in", pa.string()),
         # Half precision: unit vectors lose nothing that ranking can see, and it halves the
         # largest column on disk and over the wire.
         pa.field("vector", pa.list_(pa.float16(), dim)),

@@ -161,10 +161,13 @@ def _forget_resume_points(forget_plan: ForgetPlan) -> None:
 def purge_rows(store: Any, ids: list[str]) -> None:
     """Remove rows `ids` from disk: rewrite the fragments holding them, rebuild the full-text
     index, prune older versions. (A Lance delete alone leaves the bytes in the data files.)"""
+    from funes.index.lead_in import COLUMN as LEAD_IN
+    from funes.index.lead_in import has_lead_ins
     from funes.index.store import sql_quote
 
     table = store.table
     doomed = set(ids)
+    _clear_orphaned_lead_ins(table, doomed)  # no lead-in that stays may quote a row that goes
     fragments: set[int] = set()
     for start in range(0, len(ids), 500):
         where = "id IN (" + ", ".join(sql_quote(i) for i in ids[start : start + 500]) + ")"
@@ -184,9 +187,46 @@ def purge_rows(store: Any, ids: list[str]) -> None:
         from lancedb.index import FTS
 
         table.create_index("text", config=FTS(with_position=True), replace=True)
+        if has_lead_ins(table):
+            table.create_index(LEAD_IN, config=FTS(with_position=False), replace=True)
     else:
         store.ensure_indexes()
     _prune(table)
+
+
+def _clear_orphaned_lead_ins(table: Any, doomed: set[str]) -> int:
+    """Before rows `doomed` are removed: clear the lead-in of every row that stays and follows
+    one of them in its session (it quotes a row that is going). Returns how many were cleared."""
+    from itertools import pairwise
+
+    from funes.index.lead_in import COLUMN, has_lead_ins
+    from funes.index.store import sql_quote
+
+    if not doomed or not has_lead_ins(table):
+        return 0
+    ids = sorted(doomed)
+    sessions: set[str] = set()
+    for start in range(0, len(ids), 500):
+        where = "id IN (" + ", ".join(sql_quote(i) for i in ids[start : start + 500]) + ")"
+        found = table.search().where(where).select(["session_id"]).limit(500).to_list()
+        sessions.update(r["session_id"] for r in found)
+    if not sessions:
+        return 0
+    where = "session_id IN (" + ", ".join(sql_quote(s) for s in sorted(sessions)) + ")"
+    columns = ["id", "session_id", "seq", "block_idx", "split_idx"]
+    rows = table.search().where(where).select(columns).limit(table.count_rows(where)).to_list()
+    rows.sort(key=lambda r: (r["session_id"], r["seq"], r["block_idx"], r["split_idx"]))
+    orphaned = [
+        after["id"]
+        for before, after in pairwise(rows)
+        if before["session_id"] == after["session_id"]
+        and before["id"] in doomed
+        and after["id"] not in doomed
+    ]
+    for start in range(0, len(orphaned), 500):
+        batch = ", ".join(sql_quote(i) for i in orphaned[start : start + 500])
+        table.update(where=f"id IN ({batch}) AND {COLUMN} != ''", values={COLUMN: ""})
+    return len(orphaned)
 
 
 def _prune(table: Any) -> None:

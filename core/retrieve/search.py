@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import fields
 from typing import Any
 
+from funes.index.lead_in import COLUMN as LEAD_IN
+from funes.index.lead_in import has_lead_ins
 from funes.model import Provenance
 
 # What a candidate carries: provenance for the output, text for the second pass, the static
@@ -42,14 +44,28 @@ def vector_leg(
 
 
 def fulltext_leg(table: Any, query: str, where: str | None, limit: int) -> list[dict]:
-    from lancedb.query import MatchQuery
+    from lancedb.query import MatchQuery, MultiMatchQuery
 
     # A match query, not a parsed query string: quotes, colons or a stray `AND` in what the
     # user typed are words to find, not syntax.
     # lancedb declares MatchQuery's options with positional `pydantic.Field(default, ...)`,
     # which mypy's dataclass_transform does not read as defaults.
-    match = MatchQuery(query, "text")  # type: ignore[call-arg]
+    match: Any = MatchQuery(query, "text")  # type: ignore[call-arg]
+    if _lead_ins_indexed(table):
+        # Scored by the better of a chunk's text and its lead-in (a multi-match takes the best
+        # column; a sum lost tuning questions, BENCHMARKS.md "Third round").
+        match = MultiMatchQuery(query, ["text", LEAD_IN])  # type: ignore[call-arg]
     search = table.search(match, query_type="fts")
     if where:
         search = search.where(where, prefilter=True)
     return search.select(CANDIDATE_COLUMNS).limit(limit).to_list()
+
+
+def _lead_ins_indexed(table: Any) -> bool:
+    """True when the memory has lead-ins and their full-text index (built with the text's)."""
+    if not has_lead_ins(table):
+        return False
+    try:
+        return any(LEAD_IN in index.columns for index in table.list_indices())
+    except Exception:  # an index listing that fails leaves the text search as it was
+        return False

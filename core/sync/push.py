@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from funes.index.lead_in import COLUMN as LEAD_IN
 from funes.memory_spec import RemoteSpec, parse_remote_spec
 from funes.paths import funes_home, local_memory_dir, logs_dir
 from funes.project.curate import MANIFEST
@@ -310,6 +311,10 @@ def _write_shard(path_in_repo: Callable[[str], str], clean: Any, folder: Path) -
     import pyarrow.parquet as pq
 
     clean = home_relative_rows(clean)  # no home folder (user name, layout) leaves the machine
+    # Lead-ins copy other rows' text, which the gate may have held back: they stay local (a
+    # shared memory searches by text alone).
+    if LEAD_IN in clean.column_names:
+        clean = clean.drop_columns([LEAD_IN])
     ids = sorted(clean.column("id").to_pylist())
     digest = hashlib.sha256("\n".join(ids).encode()).hexdigest()[:16]
     name = f"{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}-{digest}.parquet"

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from funes.index.lead_in import COLUMN as LEAD_IN
+from funes.index.lead_in import LEAD_IN_BLOCKS, LEAD_IN_CHARS
 from funes.sync.gate import find_dirty_blocks, reassemble_blocks, scan_block
 
 
@@ -25,6 +27,7 @@ class ScrubReport:
     dropped_blocks: int = 0
     dropped_rows: int = 0
     by_kind: Counter[str] = field(default_factory=Counter)
+    lead_ins: int = 0  # lead-ins (funes.index.lead_in) redacted or cleared
 
     @property
     def clean(self) -> bool:
@@ -60,8 +63,32 @@ def scrub(path: Path | None = None) -> ScrubReport:
                 report.dropped_blocks += 1
                 report.dropped_rows += len(block_rows)
         _commit(store, replacements, drop_ids)
+        # A lead-in quotes the chunk before it: scrubbed with the sessions of the dirty blocks.
+        report.lead_ins = _scrub_lead_ins(store, {key[0] for key in dirty})
         store.ensure_indexes()
         return report
+
+
+def _scrub_lead_ins(store: Any, sessions: set[str]) -> int:
+    """Redact every lead-in of `sessions` in which the gate finds a secret (cleared when the
+    redaction leaves one); returns how many changed."""
+    from funes.index.lead_in import COLUMN, has_lead_ins
+    from funes.index.redact import redact
+    from funes.index.store import sql_quote
+
+    if not has_lead_ins(store.table) or not sessions:
+        return 0
+    where = "session_id IN (" + ", ".join(sql_quote(s) for s in sorted(sessions)) + ")"
+    changed = 0
+    for row in store.scan(["id", COLUMN], where=where).to_pylist():
+        quoted = row[COLUMN] or ""
+        if not quoted or not scan_block(quoted):
+            continue
+        redacted, _ = redact(quoted)
+        value = "" if scan_block(redacted) else redacted
+        store.table.update(where=f"id = {sql_quote(row['id'])}", values={COLUMN: value})
+        changed += 1
+    return changed
 
 
 def _key(row: dict[str, Any]) -> tuple[str, str, int]:
@@ -71,7 +98,7 @@ def _key(row: dict[str, Any]) -> tuple[str, str, int]:
 def _resplit(first: dict[str, Any], text: str) -> list[dict[str, Any]]:
     from funes.index.chunking import chunk_id, split_text
 
-    out = []
+    out: list[dict[str, Any]] = []
     for split_idx, piece in enumerate(split_text(text)):
         row = dict(first)
         row.update(
@@ -79,6 +106,9 @@ def _resplit(first: dict[str, Any], text: str) -> list[dict[str, Any]]:
             text=piece,
             split_idx=split_idx,
         )
+        if split_idx and LEAD_IN in row and row["block_type"] in LEAD_IN_BLOCKS:
+            # A later window's lead-in is the end of the window before.
+            row[LEAD_IN] = out[-1]["text"][-LEAD_IN_CHARS:]
         out.append(row)
     return out
 

@@ -1,0 +1,44 @@
+"""Lead-ins: what came just before a tool call or a tool output, searched with it.
+
+A tool call is announced by the reasoning or reply just before it ("let me check where the base
+href is set"), and the next window of a long output continues the window before it; their own
+text rarely holds the words a question about them uses. Each tool chunk therefore carries the
+last LEAD_IN_CHARS characters of the chunk before it (same session, same indexing run) in the
+`lead_in` column, full-text indexed beside `text`; a chunk then matches by its text or its
+lead-in, whichever is better (funes.retrieve.search). Hard coding set, tuning half: hit@5 +2
+questions, hit@10 and hit@50 +4 (BENCHMARKS.md, "Third round").
+
+A lead-in is a copy of other rows' text, so it follows them: it is redacted with them before it
+is stored, scrubbed with them (funes.sync.scrub), cleared when `forget --before` removes the row
+it quotes (funes.project.forget), and never leaves the machine (funes.sync.push drops the column).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from funes.model import Chunk
+
+COLUMN = "lead_in"
+LEAD_IN_CHARS = 300
+LEAD_IN_BLOCKS = frozenset({"tool_use", "tool_result"})
+
+
+def attach_lead_ins(chunks: Sequence[Chunk]) -> None:
+    """Give every tool chunk the end of the chunk before it in `chunks` (reading order) when
+    both are of the same session."""
+    previous: Chunk | None = None
+    for chunk in chunks:
+        if (
+            previous is not None
+            and previous.session_id == chunk.session_id
+            and chunk.block_type in LEAD_IN_BLOCKS
+        ):
+            chunk.lead_in = previous.text[-LEAD_IN_CHARS:]
+        previous = chunk
+
+
+def has_lead_ins(table: object) -> bool:
+    """True when the memory's table has the column (memories built before it do not)."""
+    schema = getattr(table, "schema", None)
+    return schema is not None and COLUMN in schema.names
