@@ -177,3 +177,29 @@ def test_scrub_redacts_a_secret_a_lead_in_quotes(monkeypatch, tmp_path):
     lead_ins = ChunkStore.open().scan(["lead_in"], "block_type = 'tool_use'").to_pylist()
     assert report.lead_ins == 1
     assert token not in lead_ins[0]["lead_in"] and "[REDACTED:" in lead_ins[0]["lead_in"]
+
+
+def test_a_memory_from_before_lead_ins_gets_them_from_its_own_rows(monkeypatch, tmp_path):
+    import shutil
+
+    from funes.index.indexer import index
+    from funes.index.store import ChunkStore
+    from funes.retrieve import recall
+
+    claude = _index(monkeypatch, tmp_path)
+    table = ChunkStore.open().table
+    for found in table.list_indices():  # as an older funes built it: no column, no index
+        if "lead_in" in found.columns:
+            table.drop_index(found.name)
+    table.drop_columns(["lead_in"])
+    model_id = ChunkStore.open().model_id
+    shutil.rmtree(claude)  # its transcripts are gone: nothing can be read again
+    (tmp_path / "nothing-new").mkdir()
+
+    index(paths=[tmp_path / "nothing-new"], everything=True)
+    store = ChunkStore.open()
+    assert store.model_id == model_id
+    rows = store.scan(["block_type", "lead_in"], "session_id = 'sess-bill'").to_pylist()
+    assert {r["lead_in"] for r in rows if r["block_type"] == "tool_use"} == {ANNOUNCED}
+    result = recall("where did we look for the quarterly invoice totals", k=3, neighbors=0)
+    assert ("tool_use", "sess-bill") in [(h.block_type, h.session_id) for h in result.hits]

@@ -203,6 +203,7 @@ class _IndexRun:
             self.embedder = load_embedder(self.store.model_id or None)
             self.store.check_model(self.embedder)
             self.state = IndexState.load(state_path(path))
+            self._upgrade()
         else:
             self.embedder = load_embedder(model)
             self.store = ChunkStore.create_or_open(path, self.embedder)
@@ -268,6 +269,16 @@ class _IndexRun:
         )
         if len(self.buffer) >= FLUSH_CHUNKS:
             self.flush()
+
+    def _upgrade(self) -> None:
+        """A memory from before lead-ins gets them from its stored rows (once, then indexed
+        with the next maintenance)."""
+        from funes.index.upgrade import backfill_lead_ins
+
+        def step(done: int, total: int) -> None:
+            self.notify("maintain", {"step": f"adding lead-ins ({done}/{total} sessions)"})
+
+        backfill_lead_ins(self.store.table, step)
 
     def finish(self, maintain: bool) -> None:
         self.flush()

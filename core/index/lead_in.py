@@ -11,6 +11,7 @@ questions, hit@10 and hit@50 +4 (BENCHMARKS.md, "Third round").
 A lead-in is a copy of other rows' text, so it follows them: it is redacted with them before it
 is stored, scrubbed with them (funes.sync.scrub), cleared when `forget --before` removes the row
 it quotes (funes.project.forget), and never leaves the machine (funes.sync.push drops the column).
+A memory built before lead-ins gets them from its stored rows (funes.index.upgrade).
 """
 
 from __future__ import annotations
