@@ -16,7 +16,9 @@ A memory built before lead-ins gets them from its stored rows (funes.index.upgra
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from itertools import pairwise
+from typing import Any
 
 from funes.model import Chunk
 
@@ -25,18 +27,30 @@ LEAD_IN_CHARS = 300
 LEAD_IN_BLOCKS = frozenset({"tool_use", "tool_result"})
 
 
+# How a memory's rows sort into reading order within a session.
+READING_ORDER = ("session_id", "seq", "block_idx", "split_idx")
+
+
+def lead_in_for(block_type: str, previous_text: str) -> str:
+    """What a chunk of `block_type` carries when `previous_text` comes just before it."""
+    return previous_text[-LEAD_IN_CHARS:] if block_type in LEAD_IN_BLOCKS else ""
+
+
 def attach_lead_ins(chunks: Sequence[Chunk]) -> None:
     """Give every tool chunk the end of the chunk before it in `chunks` (reading order) when
     both are of the same session."""
-    previous: Chunk | None = None
-    for chunk in chunks:
-        if (
-            previous is not None
-            and previous.session_id == chunk.session_id
-            and chunk.block_type in LEAD_IN_BLOCKS
-        ):
-            chunk.lead_in = previous.text[-LEAD_IN_CHARS:]
-        previous = chunk
+    for previous, chunk in pairwise(chunks):
+        if previous.session_id == chunk.session_id:
+            chunk.lead_in = lead_in_for(chunk.block_type, previous.text)
+
+
+def successive_rows(rows: list[dict[str, Any]]) -> Iterator[tuple[dict[str, Any], dict[str, Any]]]:
+    """Stored rows (READING_ORDER columns among theirs) as (row, the row after it) pairs of one
+    session, in reading order."""
+    rows = sorted(rows, key=lambda r: tuple(r[c] for c in READING_ORDER))
+    for before, after in pairwise(rows):
+        if before["session_id"] == after["session_id"]:
+            yield before, after
 
 
 def has_lead_ins(table: object) -> bool:

@@ -8,10 +8,9 @@ indexer already holds.
 from __future__ import annotations
 
 from collections.abc import Callable
-from itertools import pairwise
 from typing import Any
 
-from funes.index.lead_in import COLUMN, LEAD_IN_BLOCKS, LEAD_IN_CHARS, has_lead_ins
+from funes.index.lead_in import COLUMN, READING_ORDER, has_lead_ins, lead_in_for, successive_rows
 from funes.index.store import sql_quote
 
 # Sessions whose rows are read (with their text) and written back at once by `backfill_lead_ins`.
@@ -29,18 +28,18 @@ def backfill_lead_ins(table: Any, progress: Callable[[int, int], None] | None = 
     total = table.count_rows()
     stored = table.search().select(["session_id"]).limit(total).to_arrow()
     sessions = sorted({s for s in stored.column("session_id").to_pylist() if s is not None})
-    columns = ["id", "session_id", "seq", "block_idx", "split_idx", "block_type", "text"]
+    columns = ["id", *READING_ORDER, "block_type", "text"]
     ids: list[str] = []
     values: list[str] = []
     for start in range(0, len(sessions), BACKFILL_SESSIONS):
         batch = sessions[start : start + BACKFILL_SESSIONS]
         where = "session_id IN (" + ", ".join(sql_quote(s) for s in batch) + ")"
         rows = table.search().where(where).select(columns).limit(total).to_list()
-        rows.sort(key=lambda r: (r["session_id"], r["seq"], r["block_idx"], r["split_idx"]))
-        for before, row in pairwise(rows):
-            if before["session_id"] == row["session_id"] and row["block_type"] in LEAD_IN_BLOCKS:
+        for before, row in successive_rows(rows):
+            lead_in = lead_in_for(row["block_type"], before["text"] or "")
+            if lead_in:
                 ids.append(row["id"])
-                values.append((before["text"] or "")[-LEAD_IN_CHARS:])
+                values.append(lead_in)
         if progress is not None:
             progress(min(start + BACKFILL_SESSIONS, len(sessions)), len(sessions))
     if ids:  # one commit: a merge per batch rescanned the table each time (1.2 GB at 340k)

@@ -167,12 +167,17 @@ def purge_rows(store: Any, ids: list[str]) -> None:
 
     table = store.table
     doomed = set(ids)
-    _clear_orphaned_lead_ins(table, doomed)  # no lead-in that stays may quote a row that goes
     fragments: set[int] = set()
+    sessions: set[str] = set()
     for start in range(0, len(ids), 500):
         where = "id IN (" + ", ".join(sql_quote(i) for i in ids[start : start + 500]) + ")"
-        found = table.search().where(where).with_row_id(True).select(["id"]).limit(500).to_arrow()
+        search = table.search().where(where).with_row_id(True).select(["id", "session_id"])
+        found = search.limit(500).to_arrow()
         fragments.update(int(r) >> 32 for r in found.column("_rowid").to_pylist())
+        sessions.update(found.column("session_id").to_pylist())
+    # First, so that a crash never leaves a lead-in quoting a row already gone. It rewrites only
+    # rows that stay: the fragments found above still hold every doomed row.
+    _clear_orphaned_lead_ins(table, doomed, sessions)
     for fragment in sorted(fragments):
         span = f"_rowid >= {fragment << 32} AND _rowid < {(fragment + 1) << 32}"
         rows = table.search().where(span).select(list(table.schema.names))
@@ -194,34 +199,21 @@ def purge_rows(store: Any, ids: list[str]) -> None:
     _prune(table)
 
 
-def _clear_orphaned_lead_ins(table: Any, doomed: set[str]) -> int:
-    """Before rows `doomed` are removed: clear the lead-in of every row that stays and follows
-    one of them in its session (it quotes a row that is going). Returns how many were cleared."""
-    from itertools import pairwise
-
-    from funes.index.lead_in import COLUMN, has_lead_ins
+def _clear_orphaned_lead_ins(table: Any, doomed: set[str], sessions: set[str]) -> int:
+    """Clear the lead-in of every row of `sessions` that stays and follows one of the `doomed`
+    rows (it quotes a row that is going). Returns how many were cleared."""
+    from funes.index.lead_in import COLUMN, READING_ORDER, has_lead_ins, successive_rows
     from funes.index.store import sql_quote
 
-    if not doomed or not has_lead_ins(table):
-        return 0
-    ids = sorted(doomed)
-    sessions: set[str] = set()
-    for start in range(0, len(ids), 500):
-        where = "id IN (" + ", ".join(sql_quote(i) for i in ids[start : start + 500]) + ")"
-        found = table.search().where(where).select(["session_id"]).limit(500).to_list()
-        sessions.update(r["session_id"] for r in found)
-    if not sessions:
+    sessions.discard(None)  # a row with no session has no neighbours
+    if not doomed or not sessions or not has_lead_ins(table):
         return 0
     where = "session_id IN (" + ", ".join(sql_quote(s) for s in sorted(sessions)) + ")"
-    columns = ["id", "session_id", "seq", "block_idx", "split_idx"]
-    rows = table.search().where(where).select(columns).limit(table.count_rows(where)).to_list()
-    rows.sort(key=lambda r: (r["session_id"], r["seq"], r["block_idx"], r["split_idx"]))
+    rows = table.search().where(where).select(["id", *READING_ORDER])
     orphaned = [
         after["id"]
-        for before, after in pairwise(rows)
-        if before["session_id"] == after["session_id"]
-        and before["id"] in doomed
-        and after["id"] not in doomed
+        for before, after in successive_rows(rows.limit(table.count_rows(where)).to_list())
+        if before["id"] in doomed and after["id"] not in doomed
     ]
     for start in range(0, len(orphaned), 500):
         batch = ", ".join(sql_quote(i) for i in orphaned[start : start + 500])

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from funes.index.lead_in import COLUMN as LEAD_IN
-from funes.index.lead_in import LEAD_IN_BLOCKS, LEAD_IN_CHARS
+from funes.index.lead_in import LEAD_IN_BLOCKS, has_lead_ins, lead_in_for
 from funes.sync.gate import find_dirty_blocks, reassemble_blocks, scan_block
 
 
@@ -72,7 +72,6 @@ def scrub(path: Path | None = None) -> ScrubReport:
 def _scrub_lead_ins(store: Any, sessions: set[str]) -> int:
     """Redact every lead-in of `sessions` in which the gate finds a secret (cleared when the
     redaction leaves one); returns how many changed."""
-    from funes.index.lead_in import COLUMN, has_lead_ins
     from funes.index.redact import redact
     from funes.index.store import sql_quote
 
@@ -80,13 +79,13 @@ def _scrub_lead_ins(store: Any, sessions: set[str]) -> int:
         return 0
     where = "session_id IN (" + ", ".join(sql_quote(s) for s in sorted(sessions)) + ")"
     changed = 0
-    for row in store.scan(["id", COLUMN], where=where).to_pylist():
-        quoted = row[COLUMN] or ""
+    for row in store.scan(["id", LEAD_IN], where=where).to_pylist():
+        quoted = row[LEAD_IN] or ""
         if not quoted or not scan_block(quoted):
             continue
         redacted, _ = redact(quoted)
         value = "" if scan_block(redacted) else redacted
-        store.table.update(where=f"id = {sql_quote(row['id'])}", values={COLUMN: value})
+        store.table.update(where=f"id = {sql_quote(row['id'])}", values={LEAD_IN: value})
         changed += 1
     return changed
 
@@ -108,7 +107,7 @@ def _resplit(first: dict[str, Any], text: str) -> list[dict[str, Any]]:
         )
         if split_idx and LEAD_IN in row and row["block_type"] in LEAD_IN_BLOCKS:
             # A later window's lead-in is the end of the window before.
-            row[LEAD_IN] = out[-1]["text"][-LEAD_IN_CHARS:]
+            row[LEAD_IN] = lead_in_for(row["block_type"], out[-1]["text"])
         out.append(row)
     return out
 
