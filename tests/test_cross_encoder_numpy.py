@@ -108,6 +108,18 @@ def test_what_numpy_cannot_run_is_named(bert_cross_encoder: Path, tmp_path: Path
     assert "XLMRobertaForSequenceClassification" in why_not_numpy(roberta)
 
 
+def test_a_folder_without_weights_is_not_used_and_says_why(
+    bert_cross_encoder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    empty = tmp_path / "config-only"
+    empty.mkdir()
+    shutil.copy(bert_cross_encoder / "config.json", empty / "config.json")
+    monkeypatch.setenv("FUNES_RERANKER", str(empty))
+    status = second_pass_status()
+    assert status["kind"] == "none"
+    assert "no model weights" in status["note"]
+
+
 def test_sentence_transformers_and_numpy_give_one_score(bert_cross_encoder: Path) -> None:
     """The rerank extra's path scores a folder as numpy does (one sigmoid over the logit)."""
     pytest.importorskip("sentence_transformers")

@@ -107,7 +107,8 @@ def render_status(info: dict[str, Any]) -> str:
     second = info.get("second_pass")
     if isinstance(second, dict):
         said = f"second pass: {second.get('summary') or second.get('kind') or second}"
-        lines.append(f"{said} — {second['hint']}" if second.get("hint") else said)
+        extra = second.get("note") or second.get("hint")
+        lines.append(f"{said} — {extra}" if extra else said)
     wired = info.get("wired_agents")
     if isinstance(wired, dict) and wired:
         for agent, detail in sorted(wired.items()):

@@ -186,10 +186,9 @@ def choose_second_pass() -> Choice:
         runtime, why_not = _runtime(folder)
         if runtime:
             return Choice(KIND_CROSS_ENCODER, configured, folder, runtime=runtime)
-        why = (
-            f"{ENV_RERANKER}={configured} cannot run without torch ({why_not}): "
-            "pip install 'funes[rerank]'; ranked by the first pass"
-        )
+        fix = "" if why_not.endswith("no model weights") else ": pip install 'funes[rerank]'"
+        why = f"{ENV_RERANKER}={configured} cannot run here ({why_not}){fix}"
+        why += "; ranked by the first pass"
         return Choice(KIND_NONE, "", why=why)
     cached = _hub_cached(DEFAULT_CROSS_ENCODER)
     if cached is not None and _is_cross_encoder(cached):
@@ -206,9 +205,19 @@ def _runtime(folder: Path) -> tuple[str, str]:
     why = why_not_numpy(folder)
     if not why:
         return RUNTIME_NUMPY, ""
+    if not any((folder / name).is_file() for name in _WEIGHT_FILES):
+        return "", "it holds no model weights"
     if _sentence_transformers_installed():
         return RUNTIME_SENTENCE_TRANSFORMERS, ""
     return "", why
+
+
+_WEIGHT_FILES = (
+    "model.safetensors",
+    "model.safetensors.index.json",
+    "pytorch_model.bin",
+    "pytorch_model.bin.index.json",
+)
 
 
 _NO_MINILM = (
