@@ -249,3 +249,58 @@ def test_discovering_a_mixed_folder_gives_each_file_to_one_source() -> None:
     claimed = [p for source in all_sources() for p in source.discover(CORPUS)]
     assert len(claimed) == len(set(claimed))
     assert set(claimed) == set(corpus_files())
+
+
+def test_nested_tool_inputs_read_as_text_not_escaped_json() -> None:
+    """A multi-edit's code and a todo list read as they were written: JSON would put the
+    code on one line of `\\n` escapes and every step's bookkeeping keys around it."""
+    edits = render_tool_input(
+        {
+            "file_path": "/w/retry.ts",
+            "edits": [
+                {"old_string": "const a = 1;\nretryBudget = 3", "new_string": 'label = "x"'},
+            ],
+        }
+    )
+    assert edits.splitlines() == [
+        "file_path: /w/retry.ts",
+        "edits:",
+        "- old_string:",
+        "  const a = 1;",
+        "  retryBudget = 3",
+        '  new_string: label = "x"',
+    ]
+    todos = render_tool_input(
+        {
+            "todos": [
+                {"content": "Add the tar reader", "status": "completed", "activeForm": "Adding"},
+                {"content": "Test zip archives", "status": "in_progress", "activeForm": "Testing"},
+            ]
+        }
+    )
+    assert todos == "[completed] Add the tar reader\n[in_progress] Test zip archives"
+    plan = render_tool_input({"plan": [{"step": "Inspect", "status": "pending"}], "note": "go"})
+    assert plan == "plan:\n[pending] Inspect\nnote: go"
+
+
+def test_a_word_at_the_start_of_an_edited_line_is_found() -> None:
+    """The full-text index splits on a backslash, so an escaped `\\nretryBudget` was the
+    word `nretrybudget` to it: the edit that introduced a name could not be found by it."""
+    from recall_fixtures import build_memory, turn
+
+    from funes.retrieve.search import fulltext_leg, open_store
+
+    edit = render_tool_input(
+        {"file_path": "/w/retry.ts", "edits": [{"old_string": "a", "new_string": "x\nretryBudget"}]}
+    )
+    build_memory(
+        [
+            turn("s1", "u1", 1, "tighten the retries please"),
+            turn(
+                "s1", "a1", 2, edit, role="assistant", block_type="tool_use", tool_name="MultiEdit"
+            ),
+        ]
+    )
+    store, _, _ = open_store(None)
+    found = fulltext_leg(store.table, "retryBudget", None, 5)
+    assert [row["tool_name"] for row in found] == ["MultiEdit"]

@@ -163,15 +163,44 @@ def render_tool_input(value: Any) -> str:
         return _command_text(only) if key in ("command", "cmd") else _scalar(only)
     lines = []
     for key, item in items:
-        text = _command_text(item) if key in ("command", "cmd") else _scalar(item)
-        lines.append(f"{key}:\n{text}" if "\n" in text else f"{key}: {text}")
+        if key in ("command", "cmd"):
+            text = _command_text(item)
+            lines.append(f"{key}:\n{text}" if "\n" in text else f"{key}: {text}")
+        else:
+            lines.append(_field(key, item))
     return "\n".join(lines)
 
 
 def _scalar(value: Any) -> str:
+    """A value as it reads: strings raw, nested lists and objects as indented lines. JSON would
+    escape their newlines and quotes: an edit's code became one line of `\\n` that neither a
+    reader nor the full-text index could read (`\\nconst` is the word `nconst` to it)."""
     if isinstance(value, str):
         return value
+    if isinstance(value, list) and value:
+        return "\n".join(_list_item(item) for item in value)
+    if isinstance(value, dict) and value:
+        return "\n".join(_field(key, item) for key, item in value.items())
     return json.dumps(value, ensure_ascii=False)
+
+
+# A plan or todo step ({"content"|"step"|…: …, "status": …}) reads as `[status] step`; its other
+# keys (Claude Code's `activeForm` repeats the step in other words) are left out.
+_STEP_KEYS = ("content", "step", "title", "text", "task")
+
+
+def _list_item(item: Any) -> str:
+    if isinstance(item, dict) and isinstance(item.get("status"), str):
+        step = next((item[k] for k in _STEP_KEYS if isinstance(item.get(k), str)), None)
+        if step is not None:
+            return f"[{item['status']}] {step}"
+    text = _scalar(item)
+    return "- " + text.replace("\n", "\n  ")
+
+
+def _field(key: str, value: Any) -> str:
+    text = _scalar(value)
+    return f"{key}:\n{text}" if "\n" in text or isinstance(value, list | dict) else f"{key}: {text}"
 
 
 _COMMAND_TAGS = re.compile(r"<command-(name|message|args)>(.*?)</command-\1>", re.DOTALL)
