@@ -164,6 +164,13 @@ def _build_fulltext(table: Any) -> None:
     # No positions: funes sends match queries, never phrase queries, and positions double the
     # index's size and build time.
     table.create_index("text", config=FTS(with_position=False), replace=True)
+    build_lead_in_index(table)
+
+
+def build_lead_in_index(table: Any) -> None:
+    """The lead-ins' full-text index (funes.index.lead_in), when the memory has the column."""
+    from lancedb.index import FTS
+
     if has_lead_ins(table):
         table.create_index(LEAD_IN, config=FTS(with_position=False), replace=True)
 

@@ -161,8 +161,7 @@ def _forget_resume_points(forget_plan: ForgetPlan) -> None:
 def purge_rows(store: Any, ids: list[str]) -> None:
     """Remove rows `ids` from disk: rewrite the fragments holding them, rebuild the full-text
     index, prune older versions. (A Lance delete alone leaves the bytes in the data files.)"""
-    from funes.index.lead_in import COLUMN as LEAD_IN
-    from funes.index.lead_in import has_lead_ins
+    from funes.index.maintenance import build_lead_in_index
     from funes.index.store import sql_quote
 
     table = store.table
@@ -192,8 +191,7 @@ def purge_rows(store: Any, ids: list[str]) -> None:
         from lancedb.index import FTS
 
         table.create_index("text", config=FTS(with_position=True), replace=True)
-        if has_lead_ins(table):
-            table.create_index(LEAD_IN, config=FTS(with_position=False), replace=True)
+        build_lead_in_index(table)
     else:
         store.ensure_indexes()
     _prune(table)

@@ -30,7 +30,10 @@ _BATCH_TOKENS = 1024
 
 def why_not_numpy(folder: Path) -> str:
     """ "" when `folder` holds a cross-encoder numpy can run; else the reason it cannot."""
-    config = _config(folder)
+    return _why_not(folder, _config(folder))
+
+
+def _why_not(folder: Path, config: dict[str, Any]) -> str:
     if ARCHITECTURE not in (config.get("architectures") or []):
         found = ", ".join(config.get("architectures") or []) or "none"
         return f"its architecture is {found}, not {ARCHITECTURE}"
@@ -49,10 +52,10 @@ class NumpyCrossEncoder:
     """Relevance logits of (query, passage) pairs from a BERT cross-encoder folder."""
 
     def __init__(self, folder: Path, max_tokens: int | None = None) -> None:
-        why = why_not_numpy(folder)
+        config = _config(folder)
+        why = _why_not(folder, config)
         if why:
             raise ValueError(f"{folder}: {why}")
-        config = _config(folder)
         self._bert = BertEncoder(
             load_float32(str(folder / WEIGHTS)), BertShape.from_config(config), prefix="bert."
         )

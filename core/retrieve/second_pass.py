@@ -191,9 +191,7 @@ def choose_second_pass() -> Choice:
         runtime, why_not = _runtime(folder)
         if runtime:
             return Choice(KIND_CROSS_ENCODER, configured, folder, runtime=runtime)
-        fix = "" if why_not.endswith("no model weights") else ": pip install 'funes[rerank]'"
-        why = f"{ENV_RERANKER}={configured} cannot run here ({why_not}){fix}"
-        why += "; ranked by the first pass"
+        why = f"{ENV_RERANKER}={configured} cannot run here {why_not}; ranked by the first pass"
         return Choice(KIND_NONE, "", why=why)
     cached = _hub_cached(DEFAULT_CROSS_ENCODER)
     if cached is not None and _is_cross_encoder(cached):
@@ -204,17 +202,18 @@ def choose_second_pass() -> Choice:
 
 
 def _runtime(folder: Path) -> tuple[str, str]:
-    """(how a cross-encoder folder would run, "") or ("", why it cannot run here)."""
+    """(how a cross-encoder folder would run, "") or ("", why it cannot run here, with the fix
+    when there is one)."""
     from funes.retrieve.cross_encoder import why_not_numpy
 
     why = why_not_numpy(folder)
     if not why:
         return RUNTIME_NUMPY, ""
     if not any((folder / name).is_file() for name in _WEIGHT_FILES):
-        return "", "it holds no model weights"
+        return "", "(it holds no model weights)"
     if _sentence_transformers_installed():
         return RUNTIME_SENTENCE_TRANSFORMERS, ""
-    return "", why
+    return "", f"({why}): pip install 'funes[rerank]'"
 
 
 _WEIGHT_FILES = (
@@ -268,7 +267,8 @@ def second_pass_status() -> dict[str, Any]:
     if choice.runtime:
         status["runtime"] = choice.runtime
     if choice.kind == KIND_NONE and not choice.why and not _configured():
-        status["hint"] = f"`{DOWNLOAD_COMMAND}` turns on a cross-encoder second pass " + (
+        status["hint"] = (
+            f"`{DOWNLOAD_COMMAND}` turns on a cross-encoder second pass "
             "(numpy, no torch; seconds a recall)"
         )
     summary = choice.kind if choice.kind == KIND_NONE else f"{choice.kind} ({choice.model_id})"
