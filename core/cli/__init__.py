@@ -21,6 +21,7 @@ COMMANDS: dict[str, str] = {
     "status": "status_cmd",
     "recall": "recall_cmd",
     "get": "get_cmd",
+    "timeline": "timeline_cmd",
     "sessions": "sessions_cmd",
     "show": "show_cmd",
     "resume": "resume_cmd",
@@ -80,5 +81,6 @@ def main() -> None:
       funes add claude          # or codex, pi, hermes, gemini, qwen, opencode, copilot
     Then ask the memory:
       funes recall "why did we drop the redis cache"
-      funes get SESSION TURN    # the whole turn a hit came from
+      funes get SESSION SEQ     # read a place a hit came from (--grep WORDS, --full)
+      funes timeline SESSION SEQ  # what came before and after, one line a step
     """

@@ -1,4 +1,5 @@
-"""`funes get`: the whole turn(s) a recalled passage came from."""
+"""`funes get`: what a recalled place says, read as asked: the turn within a budget, the lines
+that hold given words, one block, a line range, or everything (`--full`)."""
 
 from __future__ import annotations
 
@@ -6,44 +7,94 @@ import click
 
 from funes.cli.options import memories_option, output_format, output_options, reading_memory
 from funes.retrieve.get import DEFAULT_WINDOW
+from funes.retrieve.reading import DEFAULT_MAX_CHARS
 
 
 @click.command("get")
 @click.argument("session_id")
-@click.argument("turn_uuid")
+@click.argument("turn")
 @click.option(
     "--window",
     type=click.IntRange(0, 1000),
     default=DEFAULT_WINDOW,
     show_default=True,
-    help="Also show the turns within N seqs of this one.",
+    help="Also show the turns within N seqs of this one (`funes timeline` shows a session's "
+    "course in one line a step, for far fewer tokens).",
 )
+@click.option(
+    "--grep",
+    "grep",
+    metavar="WORDS",
+    default="",
+    help="Only the lines that hold one of these words (and a line each side), with their "
+    "line numbers.",
+)
+@click.option(
+    "--block",
+    type=click.IntRange(1, None),
+    default=None,
+    help="Only block N (the `bN` the output numbers).",
+)
+@click.option("--lines", "line_range", metavar="A-B", default=None, help="Only lines A to B.")
+@click.option(
+    "--max-chars",
+    type=click.IntRange(200, 10_000_000),
+    default=DEFAULT_MAX_CHARS,
+    show_default=True,
+    help="Quote at most about N characters: longer blocks are cut, and a line says what was "
+    "left out and the command that prints it.",
+)
+@click.option("--full", is_flag=True, help="Everything, whole: no budget.")
 @memories_option
 @output_options("the turns")
 def command(
     session_id: str,
-    turn_uuid: str,
+    turn: str,
     window: int,
+    grep: str,
+    block: int | None,
+    line_range: str | None,
+    max_chars: int,
+    full: bool,
     memory: tuple[str, ...],
     as_json: bool,
     fmt: str | None,
 ) -> None:
-    """Show whole turns of a session around TURN_UUID, reassembled from the memory.
+    """Read a place of a past session: TURN (a seq, as `funes recall` prints it, or a turn
+    id) of SESSION (an id or a unique prefix), reassembled from the memory.
 
     \b
-    Example (the line `funes recall` prints under each passage):
-      funes get 60f3c85c-ca6c-5274-ba4a-1671e1e1f8f2 79a3372d-da5c-5364-86a3-6a0f05086ff0
+    By default the turn is printed within about 3,000 characters: a longer block is cut and
+    a `… lines A-B of bN not shown:` line gives the command that prints the rest.
+    Examples (`funes recall` prints the first line under each place):
+      funes get cb2e607c 24
+      funes get cb2e607c 24 --grep "hatchling wheel"
+      funes get cb2e607c 24 --block 1 --lines 40-80
+      funes get cb2e607c 24 --full
+    `funes timeline cb2e607c 24` shows what came before and after, one line a step.
     """
     from funes.project.multi import get_many
-    from funes.retrieve import (
-        format_get_agent,
-        format_get_human,
-        format_get_json,
-    )
+    from funes.retrieve import format_get_agent, format_get_human, format_get_json
+    from funes.retrieve.reading import Reading, parse_lines
 
+    try:
+        lines = parse_lines(line_range) if line_range else None
+    except ValueError as error:
+        raise click.BadParameter(str(error), param_hint="--lines") from None
     with reading_memory():
-        result = get_many(memory, session_id, turn_uuid, window=window)
-    render = {"json": format_get_json, "human": format_get_human, "agent": format_get_agent}[
-        output_format(fmt, as_json)
-    ]
-    click.echo(render(result), nl=False)
+        result = get_many(memory, session_id, turn, window=window)
+    chosen = output_format(fmt, as_json)
+    if chosen != "agent":
+        render = {"json": format_get_json, "human": format_get_human}[chosen]
+        click.echo(render(result), nl=False)
+        return
+    reading = Reading(
+        max_chars=None if full else max_chars,
+        grep=grep,
+        block=block,
+        lines=lines,
+        handle=session_id,
+        window=window,
+        memory=memory[0] if len(memory) == 1 else "",
+    )
+    click.echo(format_get_agent(result, reading), nl=False)

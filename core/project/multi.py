@@ -146,14 +146,34 @@ def get_many(
     **options: Any,
 ) -> Any:
     """`get_turns` from the first memory (in order) that holds the session and turn."""
+    from funes.retrieve.get import get_turns
+
+    return _first_holding(memories, get_turns, session_id, turn_uuid, **options)
+
+
+def timeline_many(
+    memories: Iterable[str | None] | str | None,
+    session_id: str,
+    turn: str | None,
+    **options: Any,
+) -> Any:
+    """`build_timeline` from the first memory (in order) that holds the session and turn."""
+    from funes.retrieve.timeline import build_timeline
+
+    return _first_holding(memories, build_timeline, session_id, turn, **options)
+
+
+def _first_holding(
+    memories: Iterable[str | None] | str | None, read: Any, *args: Any, **options: Any
+) -> Any:
     from funes.index.store import MemoryNotFound
-    from funes.retrieve.get import TurnNotFound, get_turns
+    from funes.retrieve.get import TurnNotFound
 
     chosen = resolve_memories(memories)
     misses: list[Exception] = []
     for memory in chosen:
         try:
-            return get_turns(session_id, turn_uuid, memory=memory, **options)
+            return read(*args, memory=memory, **options)
         except (TurnNotFound, MemoryNotFound) as error:
             misses.append(error)
         except Exception as error:

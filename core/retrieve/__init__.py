@@ -3,7 +3,7 @@
 The public API; each name lives in a small module of this package.
 """
 
-from funes.retrieve.formats import format_agent, format_human, format_json, recall_json
+from funes.retrieve.formats import format_human, format_json, recall_json
 from funes.retrieve.get import (
     GetResult,
     TurnNotFound,
@@ -12,6 +12,7 @@ from funes.retrieve.get import (
     format_get_json,
     get_turns,
 )
+from funes.retrieve.page import format_agent
 from funes.retrieve.pipeline import RecallError, recall
 from funes.retrieve.second_pass import second_pass_status
 from funes.retrieve.types import Hit, Neighbour, RecallResult

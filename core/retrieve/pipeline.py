@@ -21,6 +21,7 @@ from funes.retrieve.coverage import coverage_bonus
 from funes.retrieve.filters import Filters
 from funes.retrieve.handles import session_handles
 from funes.retrieve.neighbours import MAX_NEIGHBOURS, attach_neighbours
+from funes.retrieve.places import attach_partners, distinct_places
 from funes.retrieve.projects import project_lift
 from funes.retrieve.recency import DEFAULT_HALF_LIFE_DAYS, check_half_life, recency_weight
 from funes.retrieve.search import fulltext_leg, open_store, vector_leg
@@ -105,13 +106,17 @@ def recall(
     pool, final = promote_outputs(store.table, pool, final, where, query)
     clock.lap("tool outputs")
     ranked = sorted(((score, i) for i, score in enumerate(final)), key=lambda p: (-p[0], p[1]))
-    result.hits = [_hit(pool[i], score) for score, i in _distinct_texts(ranked, pool)[:k]]
+    distinct = distinct_places(_distinct_texts(ranked, pool), pool)
+    result.hits = [_hit(pool[i], score) for score, i in distinct[:k]]
     handles = session_handles(store, {hit.session_id for hit in result.hits})
     for hit in result.hits:
         hit.handle = handles.get(hit.session_id, "")
     if neighbors > 0 and result.hits:
         attach_neighbours(store.table, result.hits, neighbors)
         clock.lap("neighbours")
+    if result.hits:
+        attach_partners(store.table, result.hits)
+        clock.lap("partners")
     return result
 
 

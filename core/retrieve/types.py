@@ -32,6 +32,9 @@ class Hit(Provenance):
     # How output names its session: a prefix no other session of its memory has
     # (funes.retrieve.handles); "" until recall sets it.
     handle: str = ""
+    # The other half of a tool unit (funes.retrieve.places): the call for a hit that is a
+    # tool's output, the output for a hit that is a call; None for anything else.
+    partner: Neighbour | None = None
 
 
 @dataclass(slots=True)

@@ -1,0 +1,49 @@
+"""`funes timeline`: a session's course, one line a step."""
+
+from __future__ import annotations
+
+import click
+
+from funes.cli.options import memories_option, reading_memory
+from funes.retrieve.timeline import DEFAULT_AROUND
+
+
+@click.command("timeline")
+@click.argument("session_id")
+@click.argument("turn", required=False)
+@click.option(
+    "--around",
+    type=click.IntRange(0, 500),
+    default=DEFAULT_AROUND,
+    show_default=True,
+    help="Steps shown each side of TURN.",
+)
+@memories_option
+@click.option("--json", "as_json", is_flag=True, help="Print the steps as JSON.")
+def command(
+    session_id: str, turn: str | None, around: int, memory: tuple[str, ...], as_json: bool
+) -> None:
+    """Show the course of a past session in one line a step: what the user asked, each tool
+    call with its key argument and outcome (ok, or its error line), what the assistant said,
+    and `(again seqN)` where the same file is touched again later.
+
+    \b
+    With TURN (a seq, as `funes recall` prints it, or a turn id), the steps around it;
+    without, the whole session (a long one: its asks and replies).
+    Examples:
+      funes timeline cb2e607c 24
+      funes timeline cb2e607c
+    Then `funes get cb2e607c SEQ` reads one step.
+    """
+    import json
+    from dataclasses import asdict
+
+    from funes.project.multi import timeline_many
+    from funes.retrieve.timeline import format_timeline
+
+    with reading_memory():
+        timeline = timeline_many(memory, session_id, turn, around=around)
+    if as_json:
+        click.echo(json.dumps(asdict(timeline), ensure_ascii=False, indent=2))
+        return
+    click.echo(format_timeline(timeline, memory[0] if len(memory) == 1 else ""), nl=False)

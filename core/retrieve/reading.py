@@ -1,0 +1,189 @@
+"""Focused reading: what `funes get` prints of the turns it fetched, so an agent reads what it
+asked for and not every pasted file, whole diff and tool output of a turn.
+
+By default the blocks share a budget (DEFAULT_MAX_CHARS): a block that fits is whole, a longer
+one is cut to its share (its start; a tool output's start and end, where errors and summaries
+are), and a `… lines A-B of bN not shown:` line gives the exact command that prints them.
+`grep` keeps the lines that hold given words (with a line of context each side), `block` and
+`lines` pick one block and a line range of it, `max_chars=None` (`--full`) prints everything.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from funes.retrieve.budget import clip_words, query_terms
+from funes.retrieve.formats import QUOTE, short_time, turn_command
+
+# What a plain `funes get` prints at most, in characters of quoted text (≈ 625 tokens).
+DEFAULT_MAX_CHARS = 2500
+# A cut block still shows at least this much of itself.
+MIN_SHARE = 240
+# Lines of context around a line that holds a `grep` word.
+CONTEXT_LINES = 1
+# The part of a cut tool output's share that goes to its end.
+TAIL_SHARE = 0.35
+
+
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """What to print of the fetched turns."""
+
+    max_chars: int | None = DEFAULT_MAX_CHARS  # None: everything (`--full`)
+    grep: str = ""  # words: only the lines holding one (and their context)
+    block: int | None = None  # only this block (numbered from 1 across the turns shown)
+    lines: tuple[int, int] | None = None  # only these lines (1-based, inclusive) of each block
+    handle: str = ""  # how the commands in cut notes name the session
+    window: int = 0  # the `--window` the commands in cut notes repeat
+    memory: str = ""  # the memory the commands must name ("" for the default one)
+
+
+@dataclass(slots=True)
+class Shown:
+    """One block's lines as printed: runs of (first line number, lines), and what was left."""
+
+    number: int
+    kind: str
+    total_lines: int
+    runs: list[tuple[int, list[str]]]
+    matched: bool = True
+
+
+def parse_lines(spec: str) -> tuple[int, int]:
+    """`A-B`, `A-` or `A` (1-based) → (A, B); ValueError with a one-line reason."""
+    text = spec.strip()
+    head, dash, tail = text.partition("-")
+    try:
+        first = int(head)
+        last = int(tail) if tail else (10**9 if dash else first)
+    except ValueError:
+        raise ValueError(f"--lines {spec!r}: expected A-B, A- or A (line numbers)") from None
+    if first < 1 or last < first:
+        raise ValueError(f"--lines {spec!r}: lines count from 1 and A ≤ B")
+    return first, last
+
+
+def read_blocks(blocks: list[tuple[str, str]], reading: Reading) -> list[Shown]:
+    """Each (kind, text) block as `reading` shows it, numbered from 1."""
+    picked = [
+        (number, kind, text)
+        for number, (kind, text) in enumerate(blocks, 1)
+        if reading.block is None or number == reading.block
+    ]
+    shown = [_select(number, kind, text, reading) for number, kind, text in picked]
+    if reading.max_chars is not None:
+        _fit(shown, reading.max_chars)
+    return shown
+
+
+def _select(number: int, kind: str, text: str, reading: Reading) -> Shown:
+    lines = text.splitlines() or [""]
+    first, last = reading.lines or (1, len(lines))
+    window = list(range(first - 1, min(last, len(lines))))
+    if reading.grep:
+        terms = query_terms(reading.grep) or [reading.grep.lower()]
+        hits = [i for i in window if any(t in lines[i].lower() for t in terms)]
+        keep = sorted(
+            {j for i in hits for j in range(i - CONTEXT_LINES, i + CONTEXT_LINES + 1)} & set(window)
+        )
+        return Shown(number, kind, len(lines), _runs(keep, lines), matched=bool(hits))
+    return Shown(number, kind, len(lines), _runs(window, lines))
+
+
+def _runs(indexes: list[int], lines: list[str]) -> list[tuple[int, list[str]]]:
+    runs: list[tuple[int, list[str]]] = []
+    for i in indexes:
+        if runs and runs[-1][0] + len(runs[-1][1]) == i + 1:
+            runs[-1][1].append(lines[i])
+        else:
+            runs.append((i + 1, [lines[i]]))
+    return runs
+
+
+def _size(block: Shown) -> int:
+    return sum(len(line) + 3 for _, run in block.runs for line in run)
+
+
+def _fit(shown: list[Shown], budget: int) -> None:
+    """Cut the blocks to share `budget` characters: the smallest first, each whole when it
+    fits its share; what a block does not use is left to the others."""
+    order = sorted(range(len(shown)), key=lambda i: _size(shown[i]))
+    left = budget
+    for position, i in enumerate(order):
+        share = max(MIN_SHARE, left // (len(order) - position))
+        if _size(shown[i]) > share:
+            is_output = shown[i].kind.startswith("tool_result")
+            shown[i].runs = _cut(shown[i].runs, share, is_output)
+        left -= min(_size(shown[i]), left)
+
+
+def _cut(
+    runs: list[tuple[int, list[str]]], share: int, keep_end: bool
+) -> list[tuple[int, list[str]]]:
+    """The runs' lines cut to about `share` characters: the start (and, with `keep_end`, the
+    end), a single over-long line clipped at a word."""
+    flat = [(start + k, line) for start, run in runs for k, line in enumerate(run)]
+    head_room = int(share * (1 - TAIL_SHARE)) if keep_end else share
+    head = _take(flat, head_room)
+    tail: list[tuple[int, str]] = []
+    if keep_end and len(head) < len(flat):
+        tail = list(reversed(_take(list(reversed(flat[len(head) :])), share - head_room)))
+    kept = head + tail
+    regrouped: list[tuple[int, list[str]]] = []
+    for number, line in kept:
+        if regrouped and regrouped[-1][0] + len(regrouped[-1][1]) == number:
+            regrouped[-1][1].append(line)
+        else:
+            regrouped.append((number, [line]))
+    return regrouped
+
+
+def _take(lines: list[tuple[int, str]], room: int) -> list[tuple[int, str]]:
+    taken: list[tuple[int, str]] = []
+    for number, line in lines:
+        cost = len(line) + 3
+        if cost > room:
+            if not taken and room >= 40:
+                taken.append((number, clip_words(line, room - 3)))
+            break
+        taken.append((number, line))
+        room -= cost
+    return taken
+
+
+def block_lines(block: Shown, reading: Reading, turn: str) -> list[str]:
+    """A block as printed: its `bN kind (L lines)` line, its quoted runs, and a note for each
+    stretch left out, with the command that prints it."""
+    head = f"b{block.number} {block.kind}"
+    if block.total_lines > 1:
+        head += f" ({block.total_lines} lines)"
+    if not block.matched:
+        return [head + f": no line holds {reading.grep!r}"]
+    lines = [head]
+    position = reading.lines[0] if reading.lines else 1
+    last = min(reading.lines[1], block.total_lines) if reading.lines else block.total_lines
+    for start, run in block.runs:
+        if reading.grep:
+            lines.append(f"  @ line {start}")
+        elif start > position:
+            lines.append(_gap(block, position, start - 1, reading, turn))
+        lines += [(QUOTE + line).rstrip() if line.strip() else QUOTE.rstrip() for line in run]
+        position = start + len(run)
+    if position <= last and not reading.grep:
+        lines.append(_gap(block, position, last, reading, turn))
+    return lines
+
+
+def _gap(block: Shown, first: int, last: int, reading: Reading, turn: str) -> str:
+    command = turn_command("get", reading.handle, turn, reading.memory)
+    if reading.window:
+        command += f" --window {reading.window}"
+    return (
+        f"  … lines {first}-{last} of b{block.number} not shown: "
+        f"{command} --block {block.number} --lines {first}-{last}"
+    )
+
+
+def turn_header(ts: str, role: str, seq: int, turn_uuid: str, asked: bool) -> str:
+    mark = "  ← asked" if asked else ""
+    return f"[{short_time(ts)}] {role or '-'} seq{seq} turn={turn_uuid}{mark}"

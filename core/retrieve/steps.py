@@ -1,0 +1,110 @@
+"""One step of a session in one line: a tool call by its key argument, a tool output by its
+outcome, something said by its first words. The recall page (a call's outcome, an output's
+call) and the timeline (a session's course) read steps this way.
+"""
+
+from __future__ import annotations
+
+import re
+
+from funes.retrieve.budget import clip_words
+
+# The label the indexer puts in front of a tool block's text (`[tool_result Bash] `).
+TOOL_LABEL = re.compile(r"^\[tool_(?:use|result)[^\]]*\] ?")
+# An output line that says the call failed (not code that merely names an error): a traceback,
+# `SomeError: …`, `error: …`, a failed test, a missing command, a non-zero exit.
+ERROR_LINE = re.compile(
+    r"^\s*(?:Traceback \(most recent call last\)|[\w.]*(?:Error|Exception)(?:\[\w+\])?:|"
+    r"error(?:\[\w+\])?:|FAILED\b|npm ERR!|fatal:|<tool_use_error>)|command not found|"
+    r"exit (?:code|status):? [1-9]|No such file or directory|Permission denied",
+    re.I,
+)
+# Tools whose output is content (a file, a search): an `Error` in it is text, not a failure.
+CONTENT_TOOLS = re.compile(r"read|grep|glob|view|search|find|fetch|^ls$|list", re.I)
+# The argument that names what a call did, in order of preference.
+KEY_ARGUMENTS = (
+    "command",
+    "cmd",
+    "file_path",
+    "notebook_path",
+    "path",
+    "pattern",
+    "url",
+    "query",
+    "description",
+    "prompt",
+)
+_KEY_VALUE = re.compile(r"^([A-Za-z_-]+):\s?(.*)$")
+_PATCH_FILE = re.compile(r"^\*\*\* (?:Update|Add|Delete) File: (.+)$", re.M)
+_PLAN_STEP = re.compile(r"^\[(in_progress|pending|completed)\] (.+)$", re.M)
+# A line of file content as Claude Code's Read shows it (`    55→…`).
+_NUMBERED = re.compile(r"^\s*\d+→")
+
+
+def unlabelled(text: str) -> str:
+    """A block's text without its `[tool_use NAME] ` / `[tool_result NAME] ` label."""
+    return TOOL_LABEL.sub("", text, count=1)
+
+
+def call_line(tool_name: str | None, text: str, limit: int = 120) -> str:
+    """A tool call as `Tool: key argument` (the command, the file, the pattern, ...)."""
+    body = unlabelled(text)
+    return f"{tool_name or 'tool'}: {clip_words(' '.join(key_argument(body).split()), limit)}"
+
+
+def key_argument(body: str) -> str:
+    """The argument that names what a call did: a command, a path, a patched file, the step in
+    progress of a plan; else its first line."""
+    files = _PATCH_FILE.findall(body)
+    if files:
+        return ", ".join(files)
+    steps = _PLAN_STEP.findall(body)
+    if steps:
+        doing = [step for status, step in steps if status == "in_progress"]
+        done = sum(1 for status, _ in steps if status == "completed")
+        return f"{done}/{len(steps)} done; now: {doing[0] if doing else steps[-1][1]}"
+    values: dict[str, str] = {}
+    for line in body.splitlines():
+        match = _KEY_VALUE.match(line)
+        if match and match.group(1) not in values:
+            values[match.group(1)] = match.group(2)
+    for key in KEY_ARGUMENTS:
+        if values.get(key, "").strip():
+            return values[key]
+    first = next((line for line in body.splitlines() if line.strip()), "")
+    return first
+
+
+def error_line(tool_name: str | None, text: str) -> str:
+    """The first line of a tool output that says the call failed ("" when none does)."""
+    body = unlabelled(text)
+    lines = body.splitlines()
+    if tool_name and CONTENT_TOOLS.search(tool_name):
+        # A file's content may say anything: only its first line can report a failure.
+        lines = lines[:1]
+    for line in lines:
+        if _NUMBERED.match(line):
+            continue
+        if ERROR_LINE.search(line):
+            return line.strip()
+    return ""
+
+
+def outcome(tool_name: str | None, text: str, limit: int = 120) -> str:
+    """A tool output in one line: `error: <its error line>`, else `ok` and its first line."""
+    failed = error_line(tool_name, text)
+    if failed:
+        return "error: " + clip_words(" ".join(failed.split()), limit)
+    body = unlabelled(text)
+    first = next((line for line in body.splitlines() if line.strip()), "")
+    first = _NUMBERED.sub("", first)
+    lines = body.count("\n") + 1
+    size = f" ({lines} lines)" if lines > 3 else ""
+    # A good outcome's first line is a hint, not the point: half the room an error gets.
+    said = ": " + clip_words(" ".join(first.split()), limit // 2) if first else ""
+    return "ok" + size + said
+
+
+def said_line(text: str, limit: int = 120) -> str:
+    """Something said, as its first words on one line."""
+    return clip_words(" ".join(text.split()), limit)
