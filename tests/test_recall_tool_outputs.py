@@ -45,8 +45,10 @@ def cache_suite_turns(output_ts: str = "2026-03-01T10:00:00Z") -> list:
 def test_the_output_of_a_matching_call_ranks_above_the_call() -> None:
     build_memory(cache_suite_turns())
     hits = recall("what did the cache version suite run show", k=2).hits
-    assert [h.turn_uuid for h in hits] == ["r1", "c1"]
-    assert hits[0].block_type == "tool_result"
+    # The output ranks first and carries its call; the call is not a place of its own.
+    assert hits[0].turn_uuid == "r1" and hits[0].block_type == "tool_result"
+    assert hits[0].partner is not None and hits[0].partner.turn_uuid == "c1"
+    assert "c1" not in {h.turn_uuid for h in hits}
 
 
 def test_an_output_outside_the_filters_is_not_lifted_in() -> None:

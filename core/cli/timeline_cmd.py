@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from funes.cli.options import memories_option, reading_memory
-from funes.retrieve.timeline import DEFAULT_AROUND
+from funes.retrieve.timeline import DEFAULT_AROUND, MAX_AROUND
 
 
 @click.command("timeline")
@@ -13,7 +13,14 @@ from funes.retrieve.timeline import DEFAULT_AROUND
 @click.argument("turn", required=False)
 @click.option(
     "--around",
-    type=click.IntRange(0, 500),
+    "around_turn",
+    metavar="SEQ",
+    default=None,
+    help="The turn to centre on (the same as giving TURN).",
+)
+@click.option(
+    "--steps",
+    type=click.IntRange(0, MAX_AROUND),
     default=DEFAULT_AROUND,
     show_default=True,
     help="Steps shown each side of TURN.",
@@ -21,17 +28,23 @@ from funes.retrieve.timeline import DEFAULT_AROUND
 @memories_option
 @click.option("--json", "as_json", is_flag=True, help="Print the steps as JSON.")
 def command(
-    session_id: str, turn: str | None, around: int, memory: tuple[str, ...], as_json: bool
+    session_id: str,
+    turn: str | None,
+    around_turn: str | None,
+    steps: int,
+    memory: tuple[str, ...],
+    as_json: bool,
 ) -> None:
     """Show the course of a past session in one line a step: what the user asked, each tool
     call with its key argument and outcome (ok, or its error line), what the assistant said,
     and `(again seqN)` where the same file is touched again later.
 
     \b
-    With TURN (a seq, as `funes recall` prints it, or a turn id), the steps around it;
-    without, the whole session (a long one: its asks and replies).
+    With TURN (a seq, as `funes recall` prints it, or a turn id), the steps around it
+    (--steps each side); without, the whole session (a long one: its asks and replies).
     Examples:
       funes timeline cb2e607c 24
+      funes timeline cb2e607c 24 --steps 5
       funes timeline cb2e607c
     Then `funes get cb2e607c SEQ` reads one step.
     """
@@ -42,7 +55,7 @@ def command(
     from funes.retrieve.timeline import format_timeline
 
     with reading_memory():
-        timeline = timeline_many(memory, session_id, turn, around=around)
+        timeline = timeline_many(memory, session_id, turn or around_turn, around=steps)
     if as_json:
         click.echo(json.dumps(asdict(timeline), ensure_ascii=False, indent=2))
         return

@@ -51,9 +51,9 @@ and how to read them. `grep`: only the lines holding these words (cheapest); `bl
 TIMELINE_DESCRIPTION = """\
 A session's course, one line a step: the user's asks, each tool call with its key argument and
 outcome (ok, or its error line), what the assistant said, and `(again seqN)` where a file is
-touched again later. Give turn (a seq from a recall entry) for the steps around it (`around`,
-default 12), or none for the whole session. Use it for "first", "later", "what happened next",
-"did that change survive" instead of reading whole turns."""
+touched again later. Give turn (a seq from a recall entry) for the steps around it (`steps`
+each side, default 12), or none for the whole session. Use it for "first", "later", "what
+happened next", "did that change survive" instead of reading whole turns."""
 
 CATCHUP_DESCRIPTION = """\
 A compact digest of one past session in its own words, to pick its work up: what was asked, what
@@ -65,7 +65,7 @@ max_tokens bounds it (default 1500); memory as for `get`."""
 # the widest windows, as the CLI allows.
 MAX_TOOL_CHARS = 60_000
 MAX_WINDOW = 20
-MAX_AROUND = 200
+MAX_AROUND = 30
 
 STATUS_DESCRIPTION = "What the memory holds (chunks, sessions, agents), its model and backlog."
 
@@ -144,7 +144,7 @@ def build_server(default_memory: str | None = None) -> Any:
 
     @server.tool(name="timeline", description=TIMELINE_DESCRIPTION)
     def timeline_tool(
-        session_id: str, turn: str = "", around: int = 12, memory: str | None = None
+        session_id: str, turn: str = "", steps: int = 12, memory: str | None = None
     ) -> str:
         from funes.project.multi import timeline_many
         from funes.retrieve.timeline import format_timeline
@@ -154,7 +154,7 @@ def build_server(default_memory: str | None = None) -> Any:
                 memory_for(memory),
                 session_id,
                 turn.strip() or None,
-                around=_bounded(around, 0, MAX_AROUND),
+                around=_bounded(steps, 0, MAX_AROUND),
             )
         except Exception as error:
             return tool_error(f"timeline error: {_one_line(error)}")

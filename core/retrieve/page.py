@@ -42,8 +42,10 @@ BEST_PASSAGE_CHARS = CHUNK_MAX_CHARS + 2
 # A prompt or a conclusion beside the places, and a tool unit's other half, in one line.
 SAID_CHARS = 130
 PARTNER_CHARS = 100
-# Under a token budget, a passage is not worth showing in fewer characters than this.
+# Under a token budget, a passage is not worth showing in fewer characters than this, unless
+# it is the only one that could be shown at all.
 MIN_SNIPPET_CHARS = 160
+MIN_BUDGET_SNIPPET = 60
 MORE_LINE = "more: funes timeline SESSION SEQ (before/after); funes get SESSION SEQ --grep WORDS"
 
 
@@ -66,14 +68,17 @@ def format_agent(result: RecallResult, max_tokens: int | None = None) -> str:
     snippet = max(MIN_SNIPPET_CHARS, min(SNIPPET_CHARS, max_tokens * CHARS_PER_TOKEN // 6))
     room = max_tokens * CHARS_PER_TOKEN
     shown = list(result.hits)
-    while shown:
+    while True:
         left_out = len(result.hits) - len(shown)
         extra = [_left_out_note(left_out, max_tokens)] if left_out else []
-        page = _render(result, shown, [*notes, *extra], snippet, best_whole=False)
-        if len(page) <= room or len(shown) == 1:
+        page = _render(result, shown, [*notes, *extra], snippet, best_whole=False, more=False)
+        if len(page) <= room or not shown:
             return page
+        if len(shown) == 1 and snippet > MIN_BUDGET_SNIPPET:
+            # The last place left: shorter, rather than nothing.
+            snippet = max(MIN_BUDGET_SNIPPET, snippet - (len(page) - room) - 8)
+            continue
         shown.pop()
-    return _render(result, [], notes, snippet, best_whole=False)  # pragma: no cover
 
 
 def _left_out_note(count: int, max_tokens: int) -> str:
@@ -90,13 +95,20 @@ def page_hit_texts(result: RecallResult) -> list[str]:
 
 
 def _render(
-    result: RecallResult, hits: list[Hit], notes: list[str], snippet: int, *, best_whole: bool
+    result: RecallResult,
+    hits: list[Hit],
+    notes: list[str],
+    snippet: int,
+    *,
+    best_whole: bool,
+    more: bool = True,
 ) -> str:
     groups = _groups(hits)
     lines = [_header(len(hits), len(groups), result), *_note_lines(notes)]
     for group in groups:
         lines += _group_lines(result, group, snippet, best_whole)
-    lines.append(MORE_LINE)
+    if more:
+        lines.append(MORE_LINE)
     return "\n".join(lines) + "\n"
 
 

@@ -12,6 +12,7 @@ asks and the assistant's replies.
 from __future__ import annotations
 
 import re
+from collections import defaultdict, deque
 from dataclasses import dataclass, field
 
 from funes.retrieve.filters import quote_sql
@@ -21,10 +22,12 @@ from funes.retrieve.handles import session_handles
 from funes.retrieve.search import open_store
 from funes.retrieve.steps import call_line, key_argument, outcome, said_line, unlabelled
 
-# Steps shown each side of the turn asked for.
+# Steps shown each side of the turn asked for, and the most a caller may ask for (a timeline is
+# an overview: agents that asked for 200 each side read 30,000 characters).
 DEFAULT_AROUND = 12
+MAX_AROUND = 30
 # A whole session is shown step by step up to this many steps; past it, its asks and replies.
-MAX_STEPS = 80
+MAX_STEPS = 40
 STEP_CHARS = 110
 _PATHLIKE = re.compile(r"[\w.~-]*/[\w./-]+|[\w-]+\.\w{1,5}")
 # A prompt that is a harness control or a wrapper, not a request.
@@ -65,7 +68,9 @@ def build_timeline(
     memory: str | None = None,
 ) -> Timeline:
     """The course of `session` (an id or a unique prefix): around `turn` (a seq or a turn id)
-    `around` steps each side, else the whole session. Raises TurnNotFound."""
+    `around` steps each side (at most MAX_AROUND), else the whole session. Raises
+    TurnNotFound."""
+    around = max(0, min(around, MAX_AROUND))
     store, label, notes = open_store(memory)
     by_id = None if turn is None or is_seq(turn) else turn
     session_id = resolve_session(store, session.strip(), by_id)
@@ -110,7 +115,9 @@ def build_timeline(
 
 def _steps(rows: list[dict]) -> list[Step]:
     steps: list[Step] = []
-    pending: dict[str, Step] = {}  # a call waiting for its output, by tool name
+    # Calls waiting for their output, by tool name, oldest first: parallel calls (three Reads
+    # at once) get their outputs in the order they were made.
+    pending: dict[str, deque[Step]] = defaultdict(deque)
     for row in rows:
         block = row["block_type"] or ""
         text = row["text"] or ""
@@ -128,9 +135,10 @@ def _steps(rows: list[dict]) -> list[Step]:
             step = Step(seq, uuid, ts, "call", call_line(tool, text, STEP_CHARS))
             step.target = _target_of(unlabelled(text))
             steps.append(step)
-            pending[tool or ""] = step
+            pending[tool or ""].append(step)
         elif block == "tool_result":
-            call = pending.pop(tool or "", None)
+            waiting = pending[tool or ""]
+            call = waiting.popleft() if waiting else None
             result = outcome(tool, text, 70)
             if call is not None and seq - call.seq <= 3:
                 call.text += " → " + result
@@ -177,7 +185,7 @@ def format_timeline(timeline: Timeline, memory_spec: str = "") -> str:
         lines.append(f"seq{step.seq} {clock} {step.text}{again}{mark}")
     if timeline.omitted:
         how = (
-            "`funes timeline SESSION SEQ --around N` for more"
+            "`funes timeline SESSION SEQ --steps N` for N steps each side"
             if timeline.asked_seq is not None
             else "its calls and outputs: `funes timeline SESSION SEQ` around one step"
         )
