@@ -23,7 +23,23 @@ async def _session_calls(env: dict[str, str]) -> dict:
         status = await session.call_tool("status", {})
         catchup = await session.call_tool("catchup", {"session_id": "s-shop-0"})
         weak = await session.call_tool("recall", {"query": "purple elephant quantum sonata"})
+        timeline = await session.call_tool("timeline", {"session_id": "s-shop-0", "turn": "1"})
+        grep = await session.call_tool(
+            "get", {"session_id": "s-shop-0", "turn_uuid": "1", "grep": "postgres"}
+        )
+        wide = await session.call_tool(
+            "get", {"session_id": "s-shop-0", "turn_uuid": "1", "window": 100_000}
+        )
+        negative = await session.call_tool(
+            "get", {"session_id": "s-shop-0", "turn_uuid": "1", "window": -3}
+        )
+        bad_catchup = await session.call_tool("catchup", {"session_id": "nope-nope"})
         return {
+            "errors": {
+                "wide": wide.is_error,
+                "negative": negative.is_error,
+                "bad_catchup": bad_catchup.is_error,
+            },
             "init": init,
             "tools": {t.name: t for t in tools.tools},
             "texts": {
@@ -36,6 +52,9 @@ async def _session_calls(env: dict[str, str]) -> dict:
                     ("status", status),
                     ("catchup", catchup),
                     ("weak", weak),
+                    ("timeline", timeline),
+                    ("grep", grep),
+                    ("wide", wide),
                 ]
             },
         }
@@ -49,7 +68,7 @@ def test_mcp_server_answers_recall_get_and_status_over_stdio() -> None:
 
     assert got["init"].server_info.name == "funes"
     assert "recall" in (got["init"].instructions or "")
-    assert set(got["tools"]) == {"recall", "get", "catchup", "status"}
+    assert set(got["tools"]) == {"recall", "get", "timeline", "catchup", "status"}
     assert "earlier work" in got["tools"]["recall"].description
     schema = got["tools"]["recall"].input_schema
     assert schema["required"] == ["query"]
@@ -58,8 +77,15 @@ def test_mcp_server_answers_recall_get_and_status_over_stdio() -> None:
     )
 
     texts = got["texts"]
-    assert texts["recall"].startswith("funes recall: 2 passage(s)")
-    assert "  → funes get s-shop-0 u2\n" in texts["recall"]  # the default memory: no --memory
+    assert texts["recall"].startswith("funes recall: 2 place(s)")
+    assert " → funes get s-shop-0 1\n" in texts["recall"]  # the default memory: no --memory
+    assert "seq1 " in texts["timeline"] and "← asked" in texts["timeline"]
+    assert "Bash: " in texts["timeline"]  # a call by its key argument
+    assert "the cart now reads prices straight from postgres.\n" in texts["grep"]
+    assert "  @ line 1\n" in texts["grep"]
+    # Bounds: no window wider than the CLI allows, none negative; a failed catchup is an error.
+    assert got["errors"] == {"wide": True, "negative": True, "bad_catchup": True}
+    assert texts["wide"].startswith("get error: 100000 is out of range")
     assert texts["filtered"].rstrip().endswith("no results")
     assert "│ We dropped the redis cache" in texts["get"]
     assert texts["missing"] == "get error: turn x not found in session s-shop-0001"
@@ -92,7 +118,7 @@ def test_mcp_refuses_a_huge_query_and_flags_every_error() -> None:
     assert huge.is_error is True
     assert huge.content[0].text.startswith("recall error: query too long: 1,200,000 characters")
     assert got["ok"].is_error is False
-    assert got["ok"].content[0].text.startswith("funes recall: 1 passage(s)")
+    assert got["ok"].content[0].text.startswith("funes recall: 1 place(s)")
     for failed in ("missing", "bad_budget"):
         assert got[failed].is_error is True
     assert got["missing"].content[0].text.startswith("get error: turn x not found")
@@ -106,7 +132,7 @@ async def _recall_then_get_each_hit(env: dict[str, str]) -> list:
         await session.initialize()
         query = {"query": "what did we decide about the answer", "harness": "hermes"}
         recalled = (await session.call_tool("recall", query)).content[0].text
-        gets = [line.split("→ ", 1)[1] for line in recalled.splitlines() if "  → " in line]
+        gets = [line.split(" → ", 1)[1] for line in recalled.splitlines() if " → funes" in line]
         assert gets, recalled
         results = []
         for line in gets:

@@ -109,7 +109,7 @@ def test_cli_recall_and_get_take_memory_repeated(two_memories) -> None:
         check=True,
     ).stdout
     assert f"from memory {mine} + {team}" in agent.splitlines()[0]
-    assert f"→ funes get sess-dep sess-deploy-t0 --memory {team}" in agent
+    assert f"→ funes get --memory {team} sess-dep 0" in agent
     got = subprocess.run(
         [*FUNES, "get", "sess-deploy", "sess-deploy-t0", *args, "--format", "agent"],
         capture_output=True,
@@ -177,4 +177,4 @@ def test_mcp_server_started_with_several_memories_merges_them(two_memories) -> N
     mine, team = two_memories
     text = anyio.run(_mcp_recall, [str(mine), str(team)], dict(os.environ))
     assert f"from memory {mine} + {team}" in text
-    assert f"→ funes get sess-dep sess-deploy-t0 --memory {team}" in text
+    assert f"→ funes get --memory {team} sess-dep 0" in text

@@ -21,14 +21,17 @@ def test_agent_format_when_not_a_terminal_with_a_runnable_get_line() -> None:
     out = CliRunner().invoke(main, ["recall", "why", "did", "we", "drop", "redis", "-k", "1"])
     assert out.exit_code == 0, out.output
     lines = out.output.splitlines()
-    assert lines[0].startswith(f"funes recall: 1 passage(s) from memory {memory} ")
-    assert lines[1] == "[2026-03-01 10:00] claude_code ~/shop s-shop-0 assistant text"
+    assert lines[0].startswith(f"funes recall: 1 place(s) in 1 session(s) from memory {memory} ")
+    assert lines[1] == "== s-shop-0 claude_code ~/shop"
     # The memory read by default needs no --memory: the short line runs as printed.
-    assert lines[2] == "  → funes get s-shop-0 u2"
-    get = CliRunner().invoke(main, lines[2].split()[2:])
+    place, get_line = lines[3].split(" → ")
+    assert place == "#1 [2026-03-01 10:00] seq1 assistant text"
+    assert get_line == "funes get s-shop-0 1"
+    get = CliRunner().invoke(main, get_line.split()[1:])
     assert get.exit_code == 0 and "s-shop-0001" in get.output and "← asked" in get.output
+    assert "We dropped the redis cache" in get.output
     named = CliRunner().invoke(main, ["recall", "redis", "-k", "1", "--memory", str(memory)])
-    assert f"  → funes get s-shop-0 u2 --memory {memory}" in named.output
+    assert f" → funes get --memory {memory} s-shop-0 1" in named.output
 
 
 def test_json_output_and_filters() -> None:

@@ -25,7 +25,7 @@ def test_the_weak_note_line_is_pinned() -> None:
     hits = [make_hit("We dropped redis."), make_hit("Prices come from postgres.", turn_uuid="t-9")]
     result = RecallResult("purple elephant redis sonata", hits, "/m", "minilm")
     lines = format_agent(result).splitlines()
-    assert lines[1] == NOTE and lines[2].startswith("[2026-03-01 10:00]")
+    assert lines[1] == NOTE and lines[2].startswith("== 01234567")
     assert recall_json(result)["weak_note"] == NOTE.removeprefix("note: ")
 
 
