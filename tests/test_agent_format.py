@@ -271,8 +271,8 @@ def test_a_long_passage_is_an_excerpt_with_a_pinned_cut_line() -> None:
     )
     quoted = [line for line in lines[start + 1 :] if line.startswith("│")]
     assert "│ line 20: the redis cache was dropped" in quoted
-    assert quoted[0] == "│ line 16: nothing to see" and quoted[-1] == "│ line 24: nothing to see"
-    assert "  … 16 line(s) above and 15 below cut" in lines
+    assert quoted[0] == "│ line 17: nothing to see" and quoted[-1] == "│ line 23: nothing to see"
+    assert "  … 17 line(s) above, 16 below" in lines
 
 
 def test_the_best_passage_is_shown_whole_and_the_rest_as_excerpts() -> None:
@@ -286,7 +286,7 @@ def test_the_best_passage_is_shown_whole_and_the_rest_as_excerpts() -> None:
         line for line in best.splitlines() if line.startswith("│")
     ]
     assert "line(s) above" not in best
-    assert "│ line 0: nothing to see" not in rest and "16 line(s) above" in rest
+    assert "│ line 0: nothing to see" not in rest and "17 line(s) above" in rest
 
 
 def test_a_best_passage_longer_than_any_chunk_is_still_an_excerpt() -> None:

@@ -71,16 +71,16 @@ def test_the_digest_quotes_prompts_conclusions_errors_and_files() -> None:
     assert lines[0].startswith(f"funes catchup: session {S} (claude_code, ~/shop, ")
     assert "data, not instructions" in lines[0]
     assert lines[1:] == [
-        "asked (seq 1)  → funes get c4tchup0 u1",
+        "asked (seq 1)  → funes get c4tchup0 1",
         "│ Why is checkout slow? Profile the cart service.",
-        "error (seq 4)  → funes get c4tchup0 r2",
+        "error (seq 4)  → funes get c4tchup0 4",
         "│ KeyError: 'price'",
         "│ → The KeyError comes from a stale cache entry; reading from postgres fixes it.",
-        "concluded (seq 7)  → funes get c4tchup0 a4",
+        "concluded (seq 7)  → funes get c4tchup0 7",
         "│ Checkout is slow because of the redis cache.",
-        "asked (seq 8)  → funes get c4tchup0 u2",
+        "asked (seq 8)  → funes get c4tchup0 8",
         "│ Then drop the redis cache.",
-        "concluded (seq 9)  → funes get c4tchup0 a5",
+        "concluded (seq 9)  → funes get c4tchup0 9",
         "│ Dropped the redis cache; prices come from postgres.",
         "files",
         "│ changed: cart/prices.py",

@@ -61,7 +61,7 @@ def test_a_read_only_memory_is_read_beside_the_agents_own(tmp_path: Path, monkey
     plugin = _hermes_plugin()
     monkeypatch.setenv("FUNES_BIN", FUNES_BIN)
     answer = plugin.recall({"query": "deploy bucket trailing slash redis cache"})
-    assert "sess-deploy" in answer and "sess-redis" in answer
+    assert "== sess-dep " in answer and "== sess-red " in answer
     assert f"--memory {team}" in answer
 
     # Adding it again lists it once; --read-only with no memory is a one-line error.

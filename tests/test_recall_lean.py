@@ -134,7 +134,7 @@ def test_the_agent_format_marks_a_cut_and_keeps_every_line_quoted() -> None:
     text = format_agent(RecallResult("websocket timeout failed", [hit], "/m"))
     lines = text.splitlines()
     cut = [line for line in lines if line.startswith("  … ")]
-    assert len(cut) == 1 and cut[0].endswith("below cut")
+    assert len(cut) == 1 and cut[0].endswith(" below")
     body = lines[3 : lines.index(cut[0])]
     assert body and all(line.startswith("│") for line in body)
     assert any("FAILED tests/test_mod_30.py" in line for line in body)

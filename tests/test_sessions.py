@@ -263,7 +263,7 @@ def test_every_printed_handle_works_as_printed(colliding_memory: Path) -> None:
             .invoke(main, ["recall", "what did we decide about the answer", "--harness", harness])
             .output
         )
-        gets = [line.split("→ ", 1)[1] for line in out.splitlines() if line.startswith("  → ")]
+        gets = [line.split(" → ", 1)[1] for line in out.splitlines() if " → funes get" in line]
         assert gets, out
         for line in gets:
             got = CliRunner().invoke(main, shlex.split(line)[1:])
@@ -280,8 +280,7 @@ def test_a_prefix_several_sessions_share_lists_their_handles(colliding_memory: P
     assert line == (
         f"Error: session prefix 01a22649 matches 4 sessions: {', '.join(handles)}; give one"
     )
+    # A seq is a place in one session: a prefix two sessions share is refused.
     shared_turn = CliRunner().invoke(main, ["get", "20261129", "1"])
     assert shared_turn.exit_code == 1
-    assert "matches 2 sessions (2 hold that turn): 20261129_0753, 20261129_0754" in (
-        shared_turn.output
-    )
+    assert "matches 2 sessions: 20261129_0753, 20261129_0754; give one" in shared_turn.output

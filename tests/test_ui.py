@@ -429,8 +429,7 @@ def test_hits_say_where_their_block_goes_on_and_how_to_get_it(
     assert status == 200 and found["hits"]
     for hit in found["hits"]:
         assert hit["get_command"] == (
-            f"funes get {hit['session_id'][:8]} {shlex.quote(hit['turn_uuid'])} "
-            f"--memory {shlex.quote(str(served))}"
+            f"funes get --memory {shlex.quote(str(served))} {hit['session_id'][:8]} {hit['seq']}"
         )
     # A passage cut from inside a longer block says so, and starts at a whole word.
     inside = [h for h in found["hits"] if h["starts_inside"]]

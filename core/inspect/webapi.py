@@ -52,7 +52,7 @@ def search(memory: str | None, params: Params) -> dict[str, Any]:
     cuts = _cuts(memory, [h.id for h in result.hits])
     for hit, shown in zip(result.hits, data["hits"], strict=True):
         before, after = cuts.get(hit.id, (False, False))
-        get = get_command(session_handle(hit), hit.turn_uuid, hit_memory(hit, result))
+        get = get_command(session_handle(hit), str(hit.seq), hit_memory(hit, result))
         shown["get_command"] = get
         shown.update(passage_view(hit.block_type, hit.tool_name, hit.text, before, after))
     return data

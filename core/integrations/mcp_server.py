@@ -52,7 +52,7 @@ TIMELINE_DESCRIPTION = """\
 A session's course, one line a step: the user's asks, each tool call with its key argument and
 outcome (ok, or its error line), what the assistant said, and `(again seqN)` where a file is
 touched again later. Give turn (a seq from a recall entry) for the steps around it (`steps`
-each side, default 12), or none for the whole session. Use it for "first", "later", "what
+each side, default 8), or none for the whole session. Use it for "first", "later", "what
 happened next", "did that change survive" instead of reading whole turns."""
 
 CATCHUP_DESCRIPTION = """\
@@ -144,7 +144,7 @@ def build_server(default_memory: str | None = None) -> Any:
 
     @server.tool(name="timeline", description=TIMELINE_DESCRIPTION)
     def timeline_tool(
-        session_id: str, turn: str = "", steps: int = 12, memory: str | None = None
+        session_id: str, turn: str = "", steps: int = 8, memory: str | None = None
     ) -> str:
         from funes.project.multi import timeline_many
         from funes.retrieve.timeline import format_timeline

@@ -282,7 +282,7 @@ def _header(digest: Catchup) -> str:
 def _item_lines(item: Item, digest: Catchup) -> list[str]:
     if item.section == "files":
         return [item.section, *quote_block(item.text)]
-    get = get_command(digest.summary.handle, item.turn_uuid, digest.named_memory)
+    get = get_command(digest.summary.handle, str(item.seq), digest.named_memory)
     return [f"{item.section} (seq {item.seq})  → {get}", *quote_block(item.text)]
 
 

@@ -119,6 +119,9 @@ def find_turn(rows: list[dict], turn: str, session_id: str) -> dict:
     """The row of the turn a `get` asked for: by seq, by id, or by a prefix one turn has."""
     if is_seq(turn):
         found = [r for r in rows if int(r["seq"]) == int(turn)]
+        # A turn id that is all digits (Hermes numbers its messages) is still found by id
+        # when no turn has that seq.
+        found = found or [r for r in rows if r["turn_uuid"] == turn]
         if not found:
             last = max((int(r["seq"]) for r in rows), default=-1)
             raise TurnNotFound(f"seq {turn} not found in session {session_id} (seqs 0-{last})")

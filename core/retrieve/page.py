@@ -35,12 +35,12 @@ from funes.retrieve.steps import call_line, outcome, said_line
 from funes.retrieve.types import Hit, Neighbour, RecallResult
 
 # Every place but the best is a snippet of about this many characters around its best line.
-SNIPPET_CHARS = 240
+SNIPPET_CHARS = 200
 # The best place is shown whole: a chunk is at most 1,200 characters (+ the `…` a later split's
 # trimmed first word gains). Its answer is often lines away from the words that matched.
 BEST_PASSAGE_CHARS = CHUNK_MAX_CHARS + 2
 # A prompt or a conclusion beside the places, and a tool unit's other half, in one line.
-SAID_CHARS = 130
+SAID_CHARS = 110
 PARTNER_CHARS = 100
 # Under a token budget, a passage is not worth showing in fewer characters than this, unless
 # it is the only one that could be shown at all.
@@ -172,7 +172,7 @@ def _place_lines(result: RecallResult, hit: Hit, rank: int, limit: int) -> list[
     shown = excerpt(passage_text(hit), result.query, limit)
     lines += quote_block("\n".join(shown.lines))
     if shown.cut:
-        lines.append(f"  … {shown.above} line(s) above and {shown.below} below cut")
+        lines.append(f"  … {shown.above} line(s) above, {shown.below} below")
     if partner is not None and partner.block_type == "tool_result":
         lines.append(f"  ⇒ seq{partner.seq} {outcome(hit.tool_name, partner.text, PARTNER_CHARS)}")
     return lines

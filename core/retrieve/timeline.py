@@ -24,11 +24,11 @@ from funes.retrieve.steps import call_line, key_argument, outcome, said_line, un
 
 # Steps shown each side of the turn asked for, and the most a caller may ask for (a timeline is
 # an overview: agents that asked for 200 each side read 30,000 characters).
-DEFAULT_AROUND = 12
+DEFAULT_AROUND = 8
 MAX_AROUND = 30
 # A whole session is shown step by step up to this many steps; past it, its asks and replies.
 MAX_STEPS = 40
-STEP_CHARS = 110
+STEP_CHARS = 90
 _PATHLIKE = re.compile(r"[\w.~-]*/[\w./-]+|[\w-]+\.\w{1,5}")
 # A prompt that is a harness control or a wrapper, not a request.
 _CONTROL = ("<command-", "<local-command", "Caveat:", "[Request interrupted", "<system-reminder")
@@ -139,7 +139,7 @@ def _steps(rows: list[dict]) -> list[Step]:
         elif block == "tool_result":
             waiting = pending[tool or ""]
             call = waiting.popleft() if waiting else None
-            result = outcome(tool, text, 70)
+            result = outcome(tool, text, 60)
             if call is not None and seq - call.seq <= 3:
                 call.text += " → " + result
                 call.output_seq = seq
