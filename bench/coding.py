@@ -52,7 +52,7 @@ CORPUS = HERE.parents[1] / "shared" / "corpus"
 QUESTIONS = HERE / "coding_questions.jsonl"
 LINE_UUID = re.compile(r":(\d+)(?:\.\d+)?$")
 WORD = re.compile(r"[a-z0-9_]+")
-GET_LINE_TURN = re.compile(r"^  → funes get \S+ (\S+)", re.M)  # a shown hit's turn
+GET_LINE_TURN = re.compile(r" → funes get (?:--memory \S+ )?(?:-- )?\S+ (\S+)$", re.M)  # a place's seq
 _STOPWORDS = (
     "a an the of to in on for and or is are was were be been it its this that what which who "
     "how why when where did do does we i you our my me with by at from as into about there "
@@ -342,7 +342,7 @@ def run_phrases(args: argparse.Namespace) -> dict[str, Any]:
     """A key-phrase set (bench/phrase_scoring.py): hit@1/5/10/50 by phrases and by gold line,
     funes beside BM25 over lines, per split and band."""
     from funes.retrieve import format_agent, recall
-    from funes.retrieve.formats import agent_hit_blocks
+    from funes.retrieve.page import page_hit_texts
 
     questions = load_questions(args)
     corpus = open_memory(args)
@@ -369,7 +369,7 @@ def run_phrases(args: argparse.Namespace) -> dict[str, Any]:
         gold = [(t, phrase_scoring.grams(t)) for t in (unit_text.get(k, "") for k in gold_lines)]
         # Each hit as the agent reads it in the whole answer (the best hit may be shown longer
         # than the rest).
-        seen = [phrase_scoring.seen_text("\n".join(block)) for block in agent_hit_blocks(result)]
+        seen = [phrase_scoring.seen_text(text) for text in page_hit_texts(result)]
         phrase_rank = phrase_scoring.first_rank(
             [phrase_scoring.holds_phrases(s, phrases) for s in seen]
         )
@@ -455,8 +455,8 @@ def _budgeted_answer(text: str, args: argparse.Namespace, extra: dict) -> tuple[
     k = hits_for_budget(args.max_tokens, DEFAULT_K)
     result = recall(text, k=k, second_pass=args.second_pass, **extra)
     answer = format_agent(result, max_tokens=args.max_tokens)
-    turns = {m.strip("'") for m in GET_LINE_TURN.findall(answer)}
-    shown = [h for h in result.hits if h.turn_uuid in turns]
+    seqs = {m.strip("'") for m in GET_LINE_TURN.findall(answer)}
+    shown = [h for h in result.hits if str(h.seq) in seqs]
     return answer, shown
 
 

@@ -19,7 +19,7 @@ from typing import Any
 DEPTHS = (1, 5, 10, 50)
 LOW_OVERLAP = 0.4
 WORD = re.compile(r"\w+")
-_QUOTE_PREFIX = re.compile(r"^(│ ?|  ~ \[[^\]]*\] )", re.M)
+_QUOTE_PREFIX = re.compile(r"^(│ ?|  ~ \[[^\]]*\] |  ~ seq\d+ \w+: |  [⇐⇒] seq\d+ )", re.M)
 
 
 def collapse(text: str) -> str:

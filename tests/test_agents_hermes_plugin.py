@@ -45,3 +45,31 @@ def test_a_missing_funes_never_raises_into_hermes(hermes_home: Path, monkeypatch
     monkeypatch.setenv("FUNES_BIN", str(hermes_home / "no-such-funes"))
     plugin.on_session_end(session_id="20260102_030405_abcdef")
     assert plugin.recall({"query": "anything"}).startswith("funes_recall error:")
+
+
+def test_the_plugin_reads_a_place_its_course_and_just_the_lines_asked(
+    hermes_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The Hermes tools over a real memory: `funes_get` by seq with `grep`, `funes_timeline`
+    around it; ids that begin with `-` stay ids."""
+    from recall_fixtures import build_memory, sample_turns
+
+    build_memory(sample_turns())
+    monkeypatch.setenv("FUNES_RERANKER", "none")
+    registered: list[str] = []
+
+    class Context:
+        def register_tool(self, name: str, **_: object) -> None:
+            registered.append(name)
+
+        def register_hook(self, *_: object) -> None:
+            pass
+
+    plugin.register(Context())
+    assert registered == ["funes_recall", "funes_get", "funes_timeline"]
+    got = plugin.get({"session_id": "s-shop-0", "turn_uuid": "1", "grep": "postgres"})
+    assert "  @ line 1" in got and "straight from postgres" in got
+    course = plugin.timeline({"session_id": "s-shop-0", "turn": "1"})
+    assert course.startswith("funes timeline: session s-shop-0") and "← asked" in course
+    dashed = plugin.get({"session_id": "--version", "turn_uuid": "1"})
+    assert dashed.startswith("funes_get error:") and "session --version not found" in dashed

@@ -56,18 +56,39 @@ RECALL_SCHEMA: dict[str, Any] = {
 GET_SCHEMA: dict[str, Any] = {
     "name": "funes_get",
     "description": (
-        "Read a whole past turn (and the turns around it) from the funes memory, given the "
-        "session id and turn uuid printed on a funes_recall hit's `get` line."
+        "Read one place of a past session from the funes memory: the session and seq printed "
+        "on a funes_recall entry's `funes get SESSION SEQ` line. About 2,500 characters by "
+        "default; `grep` prints only the lines holding given words, `full` everything."
     ),
     "parameters": {
         "type": "object",
         "properties": {
-            "session_id": {"type": "string", "description": "session id from a recall hit"},
-            "turn_uuid": {"type": "string", "description": "turn uuid from a recall hit"},
-            "window": {"type": "integer", "description": "turns either side (default 3)"},
+            "session_id": {"type": "string", "description": "session handle from a recall entry"},
+            "turn_uuid": {"type": "string", "description": "the entry's seq (or a turn id)"},
+            "grep": {"type": "string", "description": "only the lines holding these words"},
+            "full": {"type": "boolean", "description": "everything, whole (expensive)"},
+            "window": {"type": "integer", "description": "turns either side (default 0)"},
             "memory": {"type": "string", "description": "the memory the hit came from"},
         },
         "required": ["session_id", "turn_uuid"],
+    },
+}
+
+TIMELINE_SCHEMA: dict[str, Any] = {
+    "name": "funes_timeline",
+    "description": (
+        "A past session's course from the funes memory, one line a step (asks, tool calls with "
+        "their outcome, replies): around a recall entry's seq, or the whole session. For "
+        "'first', 'later', 'what happened next'."
+    ),
+    "parameters": {
+        "type": "object",
+        "properties": {
+            "session_id": {"type": "string", "description": "session handle from a recall entry"},
+            "turn": {"type": "string", "description": "the entry's seq (omit: whole session)"},
+            "memory": {"type": "string", "description": "the memory the hit came from"},
+        },
+        "required": ["session_id"],
     },
 }
 
@@ -127,12 +148,25 @@ def recall(args: dict[str, Any], **_: Any) -> str:
 
 def get(args: dict[str, Any], **_: Any) -> str:
     bound = _settings()[1]
-    argv = ["get", str(args.get("session_id", "")), str(args.get("turn_uuid", ""))]
-    argv += ["--format", "agent"]
+    argv = ["get", "--format", "agent"]
+    if args.get("grep"):
+        argv += ["--grep", str(args["grep"])]
+    if args.get("full"):
+        argv += ["--full"]
     if args.get("window") is not None:
         argv += ["--window", str(int(args["window"]))]
     argv += _memory_args(args, bound)
+    # `--` last: an id that begins with `-` is an id, never an option.
+    argv += ["--", str(args.get("session_id", "")), str(args.get("turn_uuid", ""))]
     return _run("funes_get", argv)
+
+
+def timeline(args: dict[str, Any], **_: Any) -> str:
+    bound = _settings()[1]
+    argv = ["timeline", *_memory_args(args, bound), "--", str(args.get("session_id", ""))]
+    if str(args.get("turn") or "").strip():
+        argv.append(str(args["turn"]).strip())
+    return _run("funes_timeline", argv)
 
 
 def _hermes_home() -> Path:
@@ -194,5 +228,12 @@ def register(ctx: Any) -> None:
         schema=GET_SCHEMA,
         handler=get,
         description=GET_SCHEMA["description"],
+    )
+    ctx.register_tool(
+        name="funes_timeline",
+        toolset=TOOLSET,
+        schema=TIMELINE_SCHEMA,
+        handler=timeline,
+        description=TIMELINE_SCHEMA["description"],
     )
     ctx.register_hook("on_session_end", on_session_end)

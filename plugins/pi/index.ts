@@ -102,19 +102,43 @@ export default function (pi: ExtensionAPI) {
     name: "get",
     label: "funes get",
     description:
-      "Read a whole past turn (and the turns around it) from the funes memory, given the " +
-      "session id and turn uuid printed on a recall hit's `get` line.",
+      "Read one place of a past session from the funes memory: the session and seq printed on " +
+      "a recall entry's `funes get SESSION SEQ` line. About 2,500 characters by default; " +
+      "`grep` prints only the lines holding given words, `full` everything.",
     parameters: Type.Object({
-      session_id: Type.String({ description: "session id from a recall hit" }),
-      turn_uuid: Type.String({ description: "turn uuid from a recall hit" }),
-      window: Type.Optional(Type.Integer({ description: "turns either side to include (default 3)", minimum: 0 })),
+      session_id: Type.String({ description: "session handle from a recall entry" }),
+      turn_uuid: Type.String({ description: "the entry's seq (or a turn id)" }),
+      grep: Type.Optional(Type.String({ description: "only the lines holding these words" })),
+      full: Type.Optional(Type.Boolean({ description: "everything, whole (expensive)" })),
+      window: Type.Optional(Type.Integer({ description: "turns either side to include (default 0)", minimum: 0 })),
       memory: Type.Optional(Type.String({ description: "the memory the hit came from" })),
     }),
     async execute(_toolCallId, params, signal) {
-      const args = ["get", params.session_id, params.turn_uuid, "--format", "agent"];
+      const args = ["get", "--format", "agent"];
+      if (params.grep) args.push("--grep", params.grep);
+      if (params.full) args.push("--full");
       if (params.window !== undefined) args.push("--window", String(params.window));
-      args.push(...memoryArgs(config, params.memory));
+      args.push(...memoryArgs(config, params.memory), "--", params.session_id, params.turn_uuid);
       return runFunes("get", args, signal);
+    },
+  });
+
+  pi.registerTool({
+    name: "timeline",
+    label: "funes timeline",
+    description:
+      "A past session's course from the funes memory, one line a step (asks, tool calls with " +
+      "their outcome, replies): around a recall entry's seq, or the whole session. For " +
+      "'first', 'later', 'what happened next'.",
+    parameters: Type.Object({
+      session_id: Type.String({ description: "session handle from a recall entry" }),
+      turn: Type.Optional(Type.String({ description: "the entry's seq (omit: whole session)" })),
+      memory: Type.Optional(Type.String({ description: "the memory the hit came from" })),
+    }),
+    async execute(_toolCallId, params, signal) {
+      const args = [...memoryArgs(config, params.memory), "--", params.session_id];
+      if (params.turn) args.push(params.turn);
+      return runFunes("timeline", args, signal);
     },
   });
 
