@@ -52,7 +52,8 @@ CORPUS = HERE.parents[1] / "shared" / "corpus"
 QUESTIONS = HERE / "coding_questions.jsonl"
 LINE_UUID = re.compile(r":(\d+)(?:\.\d+)?$")
 WORD = re.compile(r"[a-z0-9_]+")
-GET_LINE_TURN = re.compile(r" → funes get (?:--memory \S+ )?(?:-- )?\S+ (\S+)$", re.M)  # a place's seq
+# A place's seq, from its `→ funes get` command.
+GET_LINE_TURN = re.compile(r" → funes get (?:--memory \S+ )?(?:-- )?\S+ (\S+)$", re.M)
 _STOPWORDS = (
     "a an the of to in on for and or is are was were be been it its this that what which who "
     "how why when where did do does we i you our my me with by at from as into about there "
