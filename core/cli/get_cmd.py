@@ -64,7 +64,7 @@ def command(
     id) of SESSION (an id or a unique prefix), reassembled from the memory.
 
     \b
-    By default the turn is printed within about 3,000 characters: a longer block is cut and
+    By default the turn is printed within about 2,000 characters: a longer block is cut and
     a `… lines A-B of bN not shown:` line gives the command that prints the rest.
     Examples (`funes recall` prints the first line under each place):
       funes get cb2e607c 24

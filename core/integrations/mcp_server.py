@@ -14,7 +14,7 @@ from typing import Any
 
 # funes.retrieve.reading.DEFAULT_MAX_CHARS, spelled out: importing funes.retrieve here would
 # load lancedb before `initialize` is answered (tests/test_mcp.py checks they agree).
-GET_MAX_CHARS = 2500
+GET_MAX_CHARS = 2000
 
 INSTRUCTIONS = """\
 funes is a durable memory of this user's past coding-agent sessions (Claude Code, Codex, pi,
@@ -43,7 +43,7 @@ hits each name their memory (pass that on to `get`)."""
 GET_DESCRIPTION = """\
 Read one place of a past session: session_id (the handle from a recall entry) and turn_uuid
 (its seq, as the entry's `funes get SESSION SEQ` shows, or a turn id). By default the turn
-within about 2,500 characters: a longer block is cut and a line says which lines were left out
+within about 2,000 characters: a longer block is cut and a line says which lines were left out
 and how to read them. `grep`: only the lines holding these words (cheapest); `block` + `lines`
 ("40-80"): one block's line range; `full`: everything; `window`: also N turns each side
 (prefer `timeline` for order). memory: as the entry names it."""
@@ -52,7 +52,7 @@ TIMELINE_DESCRIPTION = """\
 A session's course, one line a step: the user's asks, each tool call with its key argument and
 outcome (ok, or its error line), what the assistant said, and `(again seqN)` where a file is
 touched again later. Give turn (a seq from a recall entry) for the steps around it (`steps`
-each side, default 8), or none for the whole session. Use it for "first", "later", "what
+each side, default 6), or none for the whole session. Use it for "first", "later", "what
 happened next", "did that change survive" instead of reading whole turns."""
 
 CATCHUP_DESCRIPTION = """\
@@ -144,7 +144,7 @@ def build_server(default_memory: str | None = None) -> Any:
 
     @server.tool(name="timeline", description=TIMELINE_DESCRIPTION)
     def timeline_tool(
-        session_id: str, turn: str = "", steps: int = 8, memory: str | None = None
+        session_id: str, turn: str = "", steps: int = 6, memory: str | None = None
     ) -> str:
         from funes.project.multi import timeline_many
         from funes.retrieve.timeline import format_timeline

@@ -35,18 +35,17 @@ from funes.retrieve.steps import call_line, outcome, said_line
 from funes.retrieve.types import Hit, Neighbour, RecallResult
 
 # Every place but the best is a snippet of about this many characters around its best line.
-SNIPPET_CHARS = 200
+SNIPPET_CHARS = 180
 # The best place is shown whole: a chunk is at most 1,200 characters (+ the `…` a later split's
 # trimmed first word gains). Its answer is often lines away from the words that matched.
 BEST_PASSAGE_CHARS = CHUNK_MAX_CHARS + 2
 # A prompt or a conclusion beside the places, and a tool unit's other half, in one line.
-SAID_CHARS = 110
+SAID_CHARS = 100
 PARTNER_CHARS = 100
 # Under a token budget, a passage is not worth showing in fewer characters than this, unless
 # it is the only one that could be shown at all.
 MIN_SNIPPET_CHARS = 160
 MIN_BUDGET_SNIPPET = 60
-MORE_LINE = "more: funes timeline SESSION SEQ (before/after); funes get SESSION SEQ --grep WORDS"
 
 
 @dataclass(slots=True)
@@ -71,7 +70,7 @@ def format_agent(result: RecallResult, max_tokens: int | None = None) -> str:
     while True:
         left_out = len(result.hits) - len(shown)
         extra = [_left_out_note(left_out, max_tokens)] if left_out else []
-        page = _render(result, shown, [*notes, *extra], snippet, best_whole=False, more=False)
+        page = _render(result, shown, [*notes, *extra], snippet, best_whole=False)
         if len(page) <= room or not shown:
             return page
         if len(shown) == 1 and snippet > MIN_BUDGET_SNIPPET:
@@ -101,14 +100,11 @@ def _render(
     snippet: int,
     *,
     best_whole: bool,
-    more: bool = True,
 ) -> str:
     groups = _groups(hits)
     lines = [_header(len(hits), len(groups), result), *_note_lines(notes)]
     for group in groups:
         lines += _group_lines(result, group, snippet, best_whole)
-    if more:
-        lines.append(MORE_LINE)
     return "\n".join(lines) + "\n"
 
 
@@ -163,8 +159,11 @@ def _limit(rank: int, snippet: int, best_whole: bool) -> int:
 
 def _place_lines(result: RecallResult, hit: Hit, rank: int, limit: int) -> list[str]:
     kind = f"{hit.block_type}:{hit.tool_name}" if hit.tool_name else hit.block_type
+    if hit.block_type == "text":
+        # Only said text needs its speaker; reasoning and tool blocks name theirs.
+        kind = f"{hit.role or '-'} {kind}"
     get = turn_command("get", session_handle(hit), str(hit.seq), hit_memory(hit, result))
-    lines = [f"#{rank} [{short_time(hit.ts)}] seq{hit.seq} {hit.role or '-'} {kind} → {get}"]
+    lines = [f"#{rank} [{short_time(hit.ts)}] seq{hit.seq} {kind} → {get}"]
     partner = hit.partner
     if partner is not None and partner.block_type == "tool_use":
         call = call_line(hit.tool_name, partner.text, PARTNER_CHARS)

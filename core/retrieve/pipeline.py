@@ -29,8 +29,9 @@ from funes.retrieve.second_pass import KIND_CROSS_ENCODER, load_second_pass
 from funes.retrieve.tool_outputs import promote_outputs
 from funes.retrieve.types import Hit, RecallResult
 
-# Six passages with their prompt and conclusion: median ~1.3k tokens of agent output.
-DEFAULT_K = 6
+# Five places on a recall page (funes.retrieve.page): a median ~2.6k characters on the
+# agentic benchmark's dev questions; the agents read the page, then expand one place.
+DEFAULT_K = 5
 # How deep each search goes; the union of both is what gets re-scored. 50 beat 30 on LoCoMo.
 DEFAULT_CANDIDATES = 50
 # Neighbours per hit: the prompt that started its turn and the reply that concluded it.

@@ -11,6 +11,7 @@ with it as its `partner`: the call above an output, the outcome under a call.
 
 from __future__ import annotations
 
+from collections import deque
 from typing import Any
 
 from funes.retrieve.filters import quote_sql
@@ -21,6 +22,8 @@ TOOL_BLOCKS = ("tool_use", "tool_result")
 # Code writes the call and its result as consecutive turns; Codex may put a reasoning record
 # between them.
 UNIT_SPAN = 2
+# How far around a tool hit its session's tool blocks are read to pair calls with outputs.
+PAIRING_SPAN = 12
 
 
 def distinct_places(ranked: list[tuple[float, int]], pool: list[dict]) -> list[tuple[float, int]]:
@@ -51,39 +54,60 @@ def distinct_places(ranked: list[tuple[float, int]], pool: list[dict]) -> list[t
 
 
 def attach_partners(table: Any, hits: list[Hit]) -> None:
-    """Give each tool hit the other half of its unit: the nearest call before an output, the
-    nearest output after a call (same session and tool, within UNIT_SPAN seqs). One query."""
+    """Give each tool hit the other half of its unit: the output of a call, the call of an
+    output. Calls made together (three Reads at once) answer in the order they were made, so
+    the session's tool blocks around the hit are paired first in, first out, per tool. One
+    query."""
     wanted = [h for h in hits if h.block_type in TOOL_BLOCKS]
     if not wanted:
         return
     sessions = ", ".join(sorted({quote_sql(h.session_id) for h in wanted}))
     seqs = sorted(
-        {h.seq + d for h in wanted for d in range(-UNIT_SPAN, UNIT_SPAN + 1) if h.seq + d >= 0}
+        {
+            h.seq + d
+            for h in wanted
+            for d in range(-PAIRING_SPAN, PAIRING_SPAN + 1)
+            if h.seq + d >= 0
+        }
     )
     where = (
         f"session_id IN ({sessions}) AND seq IN ({', '.join(map(str, seqs))}) "
         "AND block_type IN ('tool_use', 'tool_result') AND split_idx = 0"
     )
-    columns = ["session_id", "turn_uuid", "seq", "role", "block_type", "tool_name", "text"]
-    rows = table.search().where(where).select(columns).limit(10_000).to_list()
+    columns = ["session_id", "turn_uuid", "seq", "role", "block_type", "tool_name", "block_idx"]
+    rows = table.search().where(where).select([*columns, "text"]).limit(50_000).to_list()
     for hit in wanted:
-        hit.partner = _partner(hit, rows)
+        hit.partner = _partner(hit, [r for r in rows if r["session_id"] == hit.session_id])
 
 
 def _partner(hit: Hit, rows: list[dict]) -> Neighbour | None:
-    other = "tool_result" if hit.block_type == "tool_use" else "tool_use"
-    after = other == "tool_result"
-    candidates = [
-        r
-        for r in rows
-        if r["session_id"] == hit.session_id
-        and r["block_type"] == other
-        and (r["tool_name"] or "") == (hit.tool_name or "")
-        and _within(hit.seq, int(r["seq"]), after)
-    ]
-    if not candidates:
+    """The hit's unit partner among its session's tool blocks near it, paired first in, first
+    out per tool from the start of the window (an output whose call lies before it is left)."""
+    tool = hit.tool_name or ""
+    same = sorted(
+        (
+            r
+            for r in rows
+            if (r["tool_name"] or "") == tool and abs(int(r["seq"]) - hit.seq) <= PAIRING_SPAN
+        ),
+        key=lambda r: (int(r["seq"]), int(r["block_idx"] or 0)),
+    )
+    waiting: deque[dict] = deque()
+    pairs: dict[str, dict] = {}
+    for row in same:
+        if row["block_type"] == "tool_use":
+            waiting.append(row)
+        elif waiting:
+            call = waiting.popleft()
+            pairs[_key(call)] = row
+            pairs[_key(row)] = call
+    me = next(
+        (r for r in same if r["turn_uuid"] == hit.turn_uuid and r["block_type"] == hit.block_type),
+        None,
+    )
+    row = pairs.get(_key(me)) if me is not None else None
+    if row is None or abs(int(row["seq"]) - hit.seq) > PAIRING_SPAN:
         return None
-    row = min(candidates, key=lambda r: abs(int(r["seq"]) - hit.seq))
     return Neighbour(
         turn_uuid=row["turn_uuid"] or "",
         seq=int(row["seq"]),
@@ -93,7 +117,5 @@ def _partner(hit: Hit, rows: list[dict]) -> Neighbour | None:
     )
 
 
-def _within(seq: int, other: int, after: bool) -> bool:
-    """Whether `other` is within UNIT_SPAN seqs after (or before) `seq`."""
-    gap = other - seq if after else seq - other
-    return 0 <= gap <= UNIT_SPAN
+def _key(row: dict) -> str:
+    return f"{row['turn_uuid']}#{row['block_idx']}#{row['block_type']}"

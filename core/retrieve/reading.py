@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from funes.retrieve.budget import clip_words, query_terms
 from funes.retrieve.formats import QUOTE, short_time, turn_command
 
-# What a plain `funes get` prints at most, in characters of quoted text (≈ 625 tokens).
-DEFAULT_MAX_CHARS = 2500
+# What a plain `funes get` prints at most, in characters of quoted text (≈ 500 tokens).
+DEFAULT_MAX_CHARS = 2000
 # A cut block still shows at least this much of itself.
 MIN_SHARE = 240
 # Lines of context around a line that holds a `grep` word.

@@ -24,7 +24,7 @@ from funes.retrieve.steps import call_line, key_argument, outcome, said_line, un
 
 # Steps shown each side of the turn asked for, and the most a caller may ask for (a timeline is
 # an overview: agents that asked for 200 each side read 30,000 characters).
-DEFAULT_AROUND = 8
+DEFAULT_AROUND = 6
 MAX_AROUND = 30
 # A whole session is shown step by step up to this many steps; past it, its asks and replies.
 MAX_STEPS = 40

@@ -57,7 +57,7 @@ GET_SCHEMA: dict[str, Any] = {
     "name": "funes_get",
     "description": (
         "Read one place of a past session from the funes memory: the session and seq printed "
-        "on a funes_recall entry's `funes get SESSION SEQ` line. About 2,500 characters by "
+        "on a funes_recall entry's `funes get SESSION SEQ` line. About 2,000 characters by "
         "default; `grep` prints only the lines holding given words, `full` everything."
     ),
     "parameters": {

@@ -103,7 +103,7 @@ export default function (pi: ExtensionAPI) {
     label: "funes get",
     description:
       "Read one place of a past session from the funes memory: the session and seq printed on " +
-      "a recall entry's `funes get SESSION SEQ` line. About 2,500 characters by default; " +
+      "a recall entry's `funes get SESSION SEQ` line. About 2,000 characters by default; " +
       "`grep` prints only the lines holding given words, `full` everything.",
     parameters: Type.Object({
       session_id: Type.String({ description: "session handle from a recall entry" }),
