@@ -283,16 +283,19 @@ def stub_model(
 GET_LINE = re.compile(r"funes get ([\w.:-]+) ([\w.:-]+)")
 
 
-def run_get_line(env: AgentEnv, passage: str, session: str) -> str:
-    """Run the `funes get` line of the hit from `session` as printed (its 8-character session
-    prefix and its turn; the passage may be JSON-escaped text) and return what it prints."""
+def run_get_line(env: AgentEnv, passage: str, session: str, holding: str = "") -> str:
+    """Run the `funes get` line of a place from `session` as printed (its 8-character session
+    prefix and its seq; the passage may be JSON-escaped text) and return what it prints: the
+    first place's, or the first whose output holds `holding`."""
     found = [m for m in GET_LINE.finditer(passage) if m.group(1) == session[:8]]
     assert found, f"no get line for {session[:8]} in {passage[:2000]}"
-    return env.funes_ok("get", found[0].group(1), found[0].group(2), "--window", "0").stdout
+    outputs = [env.funes_ok("get", m.group(1), m.group(2)).stdout for m in found]
+    return next((out for out in outputs if holding in out), outputs[0])
 
 
 def hit_header(passage: str, session: str) -> str:
-    """The header line of the recalled hit from `session` (it shows the first 8 characters)."""
+    """The line that names the session of the recalled places from `session` (its `==` line:
+    handle, agent, working folder)."""
     return next(line for line in passage.splitlines() if session[:8] in line)
 
 

@@ -9,7 +9,7 @@ import json
 import subprocess
 from pathlib import Path
 
-from agent_harness import AGENT_MARKS, AgentEnv, agent_sandbox, hit_header, stub_model
+from agent_harness import AGENT_MARKS, AgentEnv, agent_sandbox, hit_header, run_get_line, stub_model
 
 pytestmark = AGENT_MARKS
 
@@ -90,8 +90,8 @@ def test_gemini_recalls_through_the_extension_and_indexes_its_turn(tmp_path: Pat
         assert "funes: memory of past agent sessions" in json.dumps(stub.requests()[0])
     assert "memcached evicted the auth tokens" in passage
     header = hit_header(passage, SEED_SESSION)
-    assert " gemini ~/aviary " in header
-    assert f"get {SEED_SESSION[:8]} g-1" in passage
+    assert header.endswith(" gemini ~/aviary")
+    assert "turn=g-1" in run_get_line(env, passage, SEED_SESSION, holding="turn=g-1")
 
     # (3) The AfterAgent hook queued the new session; the detached worker indexed it.
     (new,) = [p for p in dot_gemini.glob("tmp/*/chats/session-*.jsonl") if p != seed]

@@ -136,8 +136,8 @@ def test_pi_with_funes_recalls_a_past_session_and_indexes_its_own_turn(tmp_path:
         passage = stub.passage("kumquat-zephyr")
     assert "port 7431" in passage
     # Provenance: the exact turn of the seeded session, and the agent and project it came from.
-    assert f"get {SEED_SESSION[:8]} e5f6a7b8" in passage
-    assert f"session {SEED_SESSION}," in run_get_line(env, passage, SEED_SESSION)
+    read = run_get_line(env, passage, SEED_SESSION, holding="turn=e5f6a7b8")
+    assert f"session {SEED_SESSION}," in read and "turn=e5f6a7b8" in read
     header = hit_header(passage, SEED_SESSION)
     assert " pi " in header and "~/billing" in header
 

@@ -92,3 +92,29 @@ def test_calls_made_together_each_name_their_own_output() -> None:
     assert hit.turn_uuid == "r2" and hit.partner is not None
     assert hit.partner.turn_uuid == "c2"
     assert "  ⇐ seq2 Read: /app/cli.py" in format_agent(result)
+
+
+def test_get_of_a_call_shows_what_it_returned() -> None:
+    """Agents record a call and its output as two turns: `funes get` of the call's seq prints
+    its own output too (the second of three Reads made together: the second output)."""
+    from click.testing import CliRunner
+
+    from funes.cli import main
+
+    build_memory(
+        [
+            turn(S, "u1", 0, "Where does the app read its config?"),
+            call("c1", 1, "file_path: /app/models.py", tool="Read"),
+            call("c2", 2, "file_path: /app/cli.py", tool="Read"),
+            call("c3", 3, "file_path: /app/views.py", tool="Read"),
+            output("r1", 4, "class Model:\n    pass", tool="Read"),
+            output("r2", 5, "from git import Repo, InvalidGitRepositoryError", tool="Read"),
+            output("r3", 6, "def index():\n    return render()", tool="Read"),
+        ]
+    )
+    got = CliRunner().invoke(main, ["get", "s-tools-", "2", "--format", "agent"])
+    assert got.exit_code == 0, got.output
+    assert (
+        "turn=r2" in got.output and "from git import Repo, InvalidGitRepositoryError" in got.output
+    )
+    assert "class Model" not in got.output and "def index" not in got.output

@@ -86,6 +86,7 @@ def get_turns(
     turn_uuid = target["turn_uuid"] or ""
     centre = int(target["seq"])
     kept = [r for r in rows if abs(int(r["seq"]) - centre) <= max(window, 0)]
+    kept += _unit_partners(rows, kept, turn_uuid)
     kept.sort(key=lambda r: (r["seq"], r["turn_uuid"], r["block_idx"], r["split_idx"]))
 
     turns: dict[tuple[int, str], TurnView] = {}
@@ -113,6 +114,23 @@ def get_turns(
             )
         )
     return GetResult(session_id, turn_uuid, label, list(turns.values()), notes)
+
+
+def _unit_partners(rows: list[dict], kept: list[dict], turn_uuid: str) -> list[dict]:
+    """The rows of the turn that holds the output of a call made in the asked turn (agents
+    record a call and its output as two turns): `get` of a Read shows what it read."""
+    from funes.retrieve.places import unit_partner
+
+    shown = {r["turn_uuid"] for r in kept}
+    extra: list[dict] = []
+    for call in (r for r in kept if r["turn_uuid"] == turn_uuid and r["block_type"] == "tool_use"):
+        if int(call["split_idx"] or 0):
+            continue
+        output = unit_partner(rows, turn_uuid, "tool_use", call["tool_name"], int(call["seq"]))
+        if output is not None and output["turn_uuid"] not in shown:
+            shown.add(output["turn_uuid"])
+            extra += [r for r in rows if r["turn_uuid"] == output["turn_uuid"]]
+    return extra
 
 
 def find_turn(rows: list[dict], turn: str, session_id: str) -> dict:

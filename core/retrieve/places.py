@@ -81,14 +81,33 @@ def attach_partners(table: Any, hits: list[Hit]) -> None:
 
 
 def _partner(hit: Hit, rows: list[dict]) -> Neighbour | None:
-    """The hit's unit partner among its session's tool blocks near it, paired first in, first
-    out per tool from the start of the window (an output whose call lies before it is left)."""
-    tool = hit.tool_name or ""
+    row = unit_partner(rows, hit.turn_uuid, hit.block_type, hit.tool_name, hit.seq)
+    if row is None:
+        return None
+    return Neighbour(
+        turn_uuid=row["turn_uuid"] or "",
+        seq=int(row["seq"]),
+        role=row["role"] or "",
+        block_type=row["block_type"] or "",
+        text=row["text"] or "",
+    )
+
+
+def unit_partner(
+    rows: list[dict], turn_uuid: str, block_type: str, tool_name: str | None, seq: int
+) -> dict | None:
+    """The other half of the tool unit whose `block_type` block is in turn `turn_uuid` (at
+    `seq`), among one session's tool block rows: paired first in, first out per tool from
+    PAIRING_SPAN seqs before it (an output whose call lies before that is left unpaired)."""
+    tool = tool_name or ""
     same = sorted(
         (
             r
             for r in rows
-            if (r["tool_name"] or "") == tool and abs(int(r["seq"]) - hit.seq) <= PAIRING_SPAN
+            if r["block_type"] in TOOL_BLOCKS
+            and int(r.get("split_idx") or 0) == 0
+            and (r["tool_name"] or "") == tool
+            and abs(int(r["seq"]) - seq) <= PAIRING_SPAN
         ),
         key=lambda r: (int(r["seq"]), int(r["block_idx"] or 0)),
     )
@@ -102,19 +121,10 @@ def _partner(hit: Hit, rows: list[dict]) -> Neighbour | None:
             pairs[_key(call)] = row
             pairs[_key(row)] = call
     me = next(
-        (r for r in same if r["turn_uuid"] == hit.turn_uuid and r["block_type"] == hit.block_type),
+        (r for r in same if r["turn_uuid"] == turn_uuid and r["block_type"] == block_type),
         None,
     )
-    row = pairs.get(_key(me)) if me is not None else None
-    if row is None or abs(int(row["seq"]) - hit.seq) > PAIRING_SPAN:
-        return None
-    return Neighbour(
-        turn_uuid=row["turn_uuid"] or "",
-        seq=int(row["seq"]),
-        role=row["role"] or "",
-        block_type=row["block_type"] or "",
-        text=row["text"] or "",
-    )
+    return pairs.get(_key(me)) if me is not None else None
 
 
 def _key(row: dict) -> str:
