@@ -13,7 +13,7 @@ from dataclasses import asdict
 from datetime import UTC, datetime
 from typing import Any
 
-from funes.retrieve.budget import clip_words, trim_partial_word
+from funes.retrieve.budget import trim_partial_word
 from funes.retrieve.handles import MIN_HANDLE
 from funes.retrieve.types import Hit, RecallResult
 from funes.retrieve.weak import weak_note
@@ -21,10 +21,6 @@ from funes.retrieve.weak import weak_note
 QUOTE = "│ "
 _HOME = re.compile(r"^(/home/[^/]+|/Users/[^/]+|/root)(?=/|$)")
 NO_RESULTS = "no results"
-
-
-def _one_line(text: str, limit: int) -> str:
-    return clip_words(" ".join(text.split()), limit)
 
 
 def passage_text(hit: Hit) -> str:
