@@ -24,6 +24,7 @@ from funes.index.state import IndexState, UnitState, state_path, unit_signature
 from funes.model import Chunk, Turn
 from funes.traces import TraceSource, all_sources
 from funes.traces.detect import find_units
+from funes.traces.retention import soonest_deleted_first
 
 # A run with no path stops starting new units after this many seconds (the rest is backlog).
 DEFAULT_BUDGET_S = 60.0
@@ -81,7 +82,8 @@ class Unit:
 
 
 def discover_units(paths: Iterable[Path] | None = None, harness: str | None = None) -> list[Unit]:
-    """Units under `paths` (or every agent's default roots), newest first.
+    """Units under `paths` (or every agent's default roots), newest first, except that those
+    their agent deletes within a few days come first, soonest first.
 
     Each folder is walked once for all the sources that look in it (`find_units`): a named
     folder for every source, an agent's default root for that agent's source only."""
@@ -116,7 +118,9 @@ def discover_units(paths: Iterable[Path] | None = None, harness: str | None = No
         except OSError:
             return 0.0
 
-    return sorted(units.values(), key=mtime, reverse=True)
+    newest = sorted(units.values(), key=mtime, reverse=True)
+    # What an agent is about to delete (Claude Code's cleanupPeriodDays, …) goes first.
+    return soonest_deleted_first(newest, lambda unit: (unit.source.harness, unit.path))
 
 
 def index(

@@ -56,12 +56,13 @@ Probe = Callable[[], list[Check]]
 
 
 def probes(deep: bool = False) -> list[Probe]:
-    from funes.inspect import checks_agents, checks_local, checks_remote
+    from funes.inspect import checks_agents, checks_local, checks_remote, checks_retention
 
     return [
         checks_local.home_checks,
         checks_local.memory_checks,
         checks_local.backlog_checks,
+        checks_retention.retention_checks,
         checks_local.lock_checks,
         checks_local.queue_checks,
         (lambda: checks_agents.agent_checks(deep=True)) if deep else checks_agents.agent_checks,
