@@ -67,4 +67,4 @@ def _when(deadline: float, now: float) -> str:
     if left <= 0:
         return "deleted the next time its agent starts"
     hours = left / 3600
-    return f"deleted in {hours:.0f} hours" if hours < 48 else f"deleted in {hours / 24:.1f} days"
+    return f"deleted in {hours:.0f} hours" if hours < 24 else f"deleted in {hours / 24:.1f} days"
