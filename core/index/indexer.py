@@ -138,7 +138,7 @@ def index(
     """Index new turns into the local memory.
 
     With `paths`, every unit under them is read in full. Without, every agent's transcripts
-    are swept newest first until `budget_s` (default 60 s) runs out, unless `everything`;
+    are swept newest first (what an agent deletes within days before all) until `budget_s` (default 60 s) runs out, unless `everything`;
     what is left is recorded as the backlog that later runs finish. `model` picks the
     embedding model when the memory is created (default: the bundled one); an existing memory
     always keeps its own. `maintain=False` leaves index upkeep (`funes.index.maintenance`) to
