@@ -138,8 +138,9 @@ def index(
     """Index new turns into the local memory.
 
     With `paths`, every unit under them is read in full. Without, every agent's transcripts
-    are swept newest first (what an agent deletes within days before all) until `budget_s` (default 60 s) runs out, unless `everything`;
-    what is left is recorded as the backlog that later runs finish. `model` picks the
+    are swept newest first (what an agent deletes within days before all) until `budget_s`
+    (default 60 s) runs out, unless `everything`; what is left is recorded as the backlog that
+    later runs finish. `model` picks the
     embedding model when the memory is created (default: the bundled one); an existing memory
     always keeps its own. `maintain=False` leaves index upkeep (`funes.index.maintenance`) to
     the caller: the hook worker runs it once the queue is empty, so a turn never waits on it.
