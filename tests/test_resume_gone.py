@@ -79,6 +79,13 @@ def test_show_get_catchup_and_recall_work_on_a_deleted_session(tmp_path: Path) -
     caught = runner.invoke(main, ["catchup", SESSION[:8]])
     assert caught.exit_code == 0 and ASK in caught.output
 
+    from funes.inspect.webapi import answer  # the page's calls
+
+    status, page = answer("session", None, {"id": SESSION[:8]})
+    assert status == 200 and ANSWER in json.dumps(page)
+    status, plan = answer("resume", None, {"id": SESSION[:8]})
+    assert status == 200 and plan["from_memory"].startswith("Claude Code's own transcript")
+
 
 def test_a_transcript_this_machine_never_read_is_not_called_deleted(tmp_path: Path) -> None:
     """A session this machine's index never read (a memory copied from elsewhere): funes cannot

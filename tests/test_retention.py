@@ -129,3 +129,30 @@ def test_a_transcript_past_its_deadline_is_flagged_as_going_at_the_next_start(
 
     (check,) = retention_checks()
     assert check.status == "warn" and "deleted the next time its agent starts" in check.detail
+
+
+def test_hermes_sessions_near_their_prune_are_flagged_until_read(tmp_path: Path) -> None:
+    """Hermes prunes ended sessions inside state.db by when they started: the sessions within
+    3 days of it whose messages the memory has not read are named."""
+    import sqlite3
+
+    home = Path(os.environ["HERMES_HOME"])
+    home.mkdir()
+    (home / "config.yaml").write_text("sessions:\n  auto_prune: true\n  retention_days: 30\n")
+    database = home / "state.db"
+    now = time.time()
+    with sqlite3.connect(database) as conn:
+        conn.execute("CREATE TABLE sessions (id TEXT, started_at REAL, ended_at REAL)")
+        conn.execute("CREATE TABLE messages (id INTEGER PRIMARY KEY, session_id TEXT)")
+        sessions = [("near", now - 28 * DAY), ("fresh", now - 2 * DAY), ("open", now - 29 * DAY)]
+        for sid, started in sessions:
+            ended = None if sid == "open" else started + 60  # an open session is never pruned
+            conn.execute("INSERT INTO sessions VALUES (?, ?, ?)", (sid, started, ended))
+            conn.execute("INSERT INTO messages (session_id) VALUES (?)", (sid,))
+    (risk,) = unindexed_at_risk().at_risk
+    assert (risk.harness, risk.path, risk.sessions) == ("hermes", str(database), ["near"])
+    from funes.inspect.checks_retention import retention_checks
+
+    (check,) = retention_checks()
+    assert f"{database} sessions near (deleted in 2.0 days)" in check.detail
+    assert "`funes add hermes --keep-transcripts`" in check.fix
