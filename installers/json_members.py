@@ -86,3 +86,18 @@ def remove_member(text: str, key: str) -> str:
     if member is None:
         return text
     return text[: member.cut_start] + text[member.cut_end :]
+
+
+def find_path(text: str, path: list[str]) -> tuple[int, int] | None:
+    """The span of the value at `path` (keys of nested objects), or None when one is missing."""
+    offset, member = 0, None
+    for key in path:
+        try:
+            member = find_member(text, key)
+        except ValueError:  # an intermediate value that is not an object
+            return None
+        if member is None:
+            return None
+        offset += member.value_start
+        text = text[member.value_start : member.value_end]
+    return (offset, offset + len(text)) if member is not None else None

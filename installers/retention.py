@@ -7,24 +7,53 @@ every other byte of the file stays as the user wrote it. What it replaced is rec
 `$FUNES_HOME/integrations/<agent>-retention.json`, and `funes remove claude` puts it back (the
 old value, or no key), byte for byte, unless the user changed the value since (then it stays,
 and a note says so). Gemini CLI and Hermes keep their sessions unless the user turned their
-retention on: `add` names it, and `--keep-transcripts` leaves their settings alone.
+retention on; when it is on, `--keep-transcripts` lengthens it the same way (Gemini CLI's
+`general.sessionRetention.maxAge` to "3650d", Hermes's `sessions.retention_days` to 3650 in
+config.yaml, edited as one line).
 """
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from funes.installers.base import ConfigError, InstallReport, read_config_text, write_atomic
-from funes.installers.json_members import find_member, remove_member, set_member
-from funes.paths import claude_home, funes_home
+from funes.installers.json_members import find_path, remove_member, set_member
+from funes.installers.yaml_value import find_child, remove_child, set_child
+from funes.paths import claude_home, funes_home, gemini_dir, hermes_home
 from funes.traces.retention import Retention, retention_of
 
 KEEP_DAYS = 3650
 CLAUDE_KEY = "cleanupPeriodDays"
 # `funes add AGENT` → the agent whose retention it reads.
 HARNESS_OF = {"claude": "claude_code", "gemini": "gemini", "hermes": "hermes"}
+
+
+@dataclass(frozen=True, slots=True)
+class Knob:
+    """The one value `--keep-transcripts` sets in an agent's settings."""
+
+    file: Path
+    kind: str  # json | yaml
+    path: tuple[str, ...]  # keys down to the value
+    keep: str  # the literal written
+    name: str  # how people know the setting
+
+
+def _knob(agent: str) -> Knob | None:
+    if agent == "claude":
+        return Knob(
+            claude_home() / "settings.json", "json", (CLAUDE_KEY,), str(KEEP_DAYS), CLAUDE_KEY
+        )
+    if agent == "gemini":
+        path = ("general", "sessionRetention", "maxAge")
+        return Knob(gemini_dir() / "settings.json", "json", path, f'"{KEEP_DAYS}d"', ".".join(path))
+    if agent == "hermes":
+        path = ("sessions", "retention_days")
+        return Knob(hermes_home() / "config.yaml", "yaml", path, str(KEEP_DAYS), ".".join(path))
+    return None
 
 
 def _record_path(agent: str) -> Path:
@@ -41,70 +70,81 @@ def retention_note(agent: str) -> str:
     said = rule.describe()
     if rule.days is None:
         return said
+    knob = _knob(agent)
     keep = (
-        f"; `funes add {agent} --keep-transcripts` sets {CLAUDE_KEY} to {KEEP_DAYS}"
-        if agent == "claude" and rule.days < KEEP_DAYS
+        f"; `funes add {agent} --keep-transcripts` sets {knob.name} to {knob.keep}"
+        if knob is not None and rule.days < KEEP_DAYS
         else ""
     )
     return f"{said}; funes keeps what it indexed after that{keep}"
 
 
 def keep_transcripts(agent: str, report: InstallReport) -> None:
-    """Lengthen the agent's retention (Claude Code: cleanupPeriodDays → KEEP_DAYS); what it
-    changed goes into `report`. Raises ConfigError for a settings file that does not parse."""
-    if agent != "claude":
-        harness = HARNESS_OF.get(agent)
-        rule: Retention | None = retention_of(harness) if harness else None
-        if rule is None or rule.days is None:
-            report.notes.append(f"--keep-transcripts: {agent} keeps its transcripts already")
-        else:
-            report.notes.append(
-                f"--keep-transcripts: funes changes only Claude Code's setting; {rule.describe()}"
-                " — turn it off there to keep them"
-            )
+    """Lengthen the agent's retention to KEEP_DAYS (Claude Code's cleanupPeriodDays, Gemini
+    CLI's sessionRetention.maxAge, Hermes's sessions.retention_days); what it changed goes into
+    `report`. Raises ConfigError for a settings file that does not parse."""
+    harness = HARNESS_OF.get(agent)
+    rule: Retention | None = retention_of(harness) if harness else None
+    knob = _knob(agent)
+    if rule is None or knob is None or (rule.days is None and agent != "claude"):
+        report.notes.append(f"--keep-transcripts: {agent} keeps its transcripts already")
         return
-    path = claude_home() / "settings.json"
-    text = read_config_text(path)
-    member = _member(path, text)
-    old = text[member.value_start : member.value_end] if member else None
-    if member is not None and _days(old) is not None and (_days(old) or 0) >= KEEP_DAYS:
-        report.notes.append(f"Claude Code keeps transcripts {old} days already ({path})")
+    if rule.problem:
+        report.notes.append(f"--keep-transcripts: nothing changed; {rule.describe()}")
+        return
+    text = read_config_text(knob.file)
+    span = _span(knob, text)
+    old = text[span[0] : span[1]] if span else None
+    if rule.days is not None and rule.days >= KEEP_DAYS:
+        report.notes.append(f"{rule.describe()}: long enough already")
+        return
+    if span is None and agent == "gemini":  # a count limit only: no age to lengthen
+        report.notes.append(f"--keep-transcripts: nothing changed; {rule.describe()}")
         return
     record = _record_path(agent)
     if not record.exists():
-        saved = {"file": str(path), "existed": path.exists(), "old": old, "set": str(KEEP_DAYS)}
+        saved = {
+            "file": str(knob.file),
+            "existed": knob.file.exists(),
+            "old": old,
+            "set": knob.keep,
+        }
         write_atomic(record, json.dumps(saved, indent=2) + "\n", backup=False)
-    new_text = set_member(text, CLAUDE_KEY, str(KEEP_DAYS))
-    if write_atomic(path, new_text, backup=False):
-        report.changed.append(path)
+    if write_atomic(knob.file, _set(knob, text), backup=False):
+        report.changed.append(knob.file)
+    was = old if old is not None else f"unset: {rule.days:g} days"
     report.notes.append(
-        f"Claude Code now keeps transcripts {KEEP_DAYS} days ({CLAUDE_KEY} in {path}, was "
-        f"{old if old is not None else 'unset: 30 days'}); `funes remove claude` puts it back"
+        f"{rule.agent} now keeps transcripts {KEEP_DAYS} days ({knob.name} in {knob.file}, was "
+        f"{was}); `funes remove {agent}` puts it back"
     )
 
 
 def restore_transcripts(agent: str, report: InstallReport) -> None:
     """Undo `keep_transcripts`: the old value (or no key) back where it was."""
     record = _record_path(agent)
-    if not record.exists():
+    knob = _knob(agent)
+    if knob is None or not record.exists():
         return
     saved: dict[str, Any] = json.loads(record.read_text())
     path = Path(saved["file"])
+    knob = Knob(path, knob.kind, knob.path, saved["set"], knob.name)
     text = read_config_text(path)
-    member = _member(path, text) if text.strip() else None
-    now = text[member.value_start : member.value_end] if member else None
-    if member is None or _days(now) != _days(saved["set"]):
+    span = _span(knob, text) if text.strip() else None
+    now = text[span[0] : span[1]] if span else None
+    if span is None or now != saved["set"]:
         report.notes.append(
-            f"{CLAUDE_KEY} in {path} was changed since `funes add --keep-transcripts` "
+            f"{knob.name} in {path} was changed since `funes add --keep-transcripts` "
             f"(now {now if now is not None else 'unset'}): left as it is"
         )
         record.unlink()
         return
     if saved["old"] is not None:
-        restored = text[: member.value_start] + saved["old"] + text[member.value_end :]
+        restored = text[: span[0]] + saved["old"] + text[span[1] :]
+    elif knob.kind == "yaml":
+        restored = remove_child(text, knob.path[0], knob.path[1])
     else:
-        restored = remove_member(text, CLAUDE_KEY)
-    if not saved["existed"] and not json.loads(restored):
+        restored = remove_member(text, knob.path[0])
+    if not saved["existed"] and not restored.strip("{}\n "):
         path.unlink()  # funes created the file for this one key
         report.changed.append(path)
     elif write_atomic(path, restored, backup=False):
@@ -112,18 +152,22 @@ def restore_transcripts(agent: str, report: InstallReport) -> None:
     record.unlink()
 
 
-def _member(path: Path, text: str) -> Any:
+def _span(knob: Knob, text: str) -> tuple[int, int] | None:
     if not text.strip():
         return None
+    if knob.kind == "yaml":
+        line = find_child(text, knob.path[0], knob.path[1])
+        return (line.value_start, line.value_end) if line else None
     try:
-        return find_member(text, CLAUDE_KEY)
+        return find_path(text, list(knob.path))
     except ValueError as error:
-        raise ConfigError(path, None, f"not a JSON object ({error})") from None
+        raise ConfigError(knob.file, None, f"not a JSON object ({error})") from None
 
 
-def _days(literal: str | None) -> float | None:
-    try:
-        value = json.loads(literal) if literal is not None else None
-    except ValueError:
-        return None
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+def _set(knob: Knob, text: str) -> str:
+    span = _span(knob, text)
+    if span is not None:
+        return text[: span[0]] + knob.keep + text[span[1] :]
+    if knob.kind == "yaml":
+        return set_child(text, knob.path[0], knob.path[1], knob.keep)
+    return set_member(text, knob.path[0], knob.keep)  # Claude Code's top-level key

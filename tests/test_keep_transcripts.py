@@ -91,16 +91,48 @@ def test_add_names_the_retention_as_configured() -> None:
     _settings().write_text('{"cleanupPeriodDays": 5000}')
     again = _add("--keep-transcripts")
     assert _settings().read_text() == '{"cleanupPeriodDays": 5000}'  # longer already: untouched
-    assert any("keeps transcripts 5000 days already" in n for n in again["notes"])
+    assert (
+        f"Claude Code deletes transcripts after 5000 days (`cleanupPeriodDays` in {_settings()})"
+        ": long enough already"
+    ) in again["notes"]
 
 
-def test_hermes_and_gemini_say_what_they_keep() -> None:
-    hermes = Path(os.environ["HERMES_HOME"]) / "config.yaml"
-    hermes.parent.mkdir(parents=True)
-    hermes.write_text("sessions:\n  auto_prune: true\n  retention_days: 21\n")
+HERMES = """# my Hermes config
+model:
+  default: stub-model   # keep me
+sessions:
+    auto_prune: true    # prune old sessions
+    vacuum_after_prune: false
+"""
+
+
+def test_hermes_says_its_prune_and_keep_transcripts_lengthens_it_in_place() -> None:
+    config = Path(os.environ["HERMES_HOME"]) / "config.yaml"
+    config.parent.mkdir(parents=True)
+    config.write_text(HERMES)
     out = CliRunner().invoke(main, ["add", "hermes", "--budget", "0", "--json"])
     notes = json.loads(out.stdout)["notes"]
     assert any(
-        n.startswith("Hermes deletes transcripts after 21 days (`sessions.auto_prune`")
+        n.startswith("Hermes deletes transcripts after 90 days (`sessions.auto_prune`")
         for n in notes
     )
+    out = CliRunner().invoke(main, ["add", "hermes", "--budget", "0", "--keep-transcripts"])
+    assert out.exit_code == 0, out.output
+    assert "retention_days: 3650" in config.read_text() and "# keep me" in config.read_text()
+    from funes.traces.retention import hermes_retention
+
+    assert hermes_retention().days == 3650
+    assert CliRunner().invoke(main, ["remove", "hermes"]).exit_code == 0
+    assert config.read_text() == HERMES
+
+
+def test_gemini_max_age_is_lengthened_in_place_and_given_back() -> None:
+    settings = Path(os.environ["GEMINI_CLI_HOME"]) / ".gemini" / "settings.json"
+    settings.parent.mkdir(parents=True)
+    original = '{"general": {"sessionRetention": {"enabled": true, "maxAge": "30d"}}, "x": 1}'
+    settings.write_text(original)
+    out = CliRunner().invoke(main, ["add", "gemini", "--budget", "0", "--keep-transcripts"])
+    assert out.exit_code == 0, out.output
+    assert settings.read_text() == original.replace('"30d"', '"3650d"')
+    assert CliRunner().invoke(main, ["remove", "gemini"]).exit_code == 0
+    assert settings.read_text() == original

@@ -39,8 +39,9 @@ AGENT_CHOICES = list(AGENTS)
 @click.option(
     "--keep-transcripts",
     is_flag=True,
-    help="claude: set Claude Code's cleanupPeriodDays to 3650 (it deletes transcripts after 30 "
-    "days by default); `funes remove claude` puts the old value back.",
+    help="Keep AGENT's transcripts 3650 days: Claude Code's cleanupPeriodDays (default 30), "
+    "Gemini CLI's sessionRetention.maxAge or Hermes's sessions.retention_days when their "
+    "retention is on; one value edited in place, and `funes remove` puts the old one back.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print what changed as JSON.")
 def command(
@@ -62,7 +63,7 @@ def command(
     \b
     It also says how long AGENT keeps its own transcripts (Claude Code deletes them after
     30 days unless cleanupPeriodDays says otherwise; what funes indexed stays). With
-    --keep-transcripts, Claude Code keeps them 3650 days; the rest of its settings file is
+    --keep-transcripts, the agent keeps them 3650 days; the rest of its settings file is
     left byte for byte.
     \b
     Examples:
