@@ -48,11 +48,11 @@ def _knob(agent: str) -> Knob | None:
             claude_home() / "settings.json", "json", (CLAUDE_KEY,), str(KEEP_DAYS), CLAUDE_KEY
         )
     if agent == "gemini":
-        path = ("general", "sessionRetention", "maxAge")
-        return Knob(gemini_dir() / "settings.json", "json", path, f'"{KEEP_DAYS}d"', ".".join(path))
+        keys: tuple[str, ...] = ("general", "sessionRetention", "maxAge")
+        return Knob(gemini_dir() / "settings.json", "json", keys, f'"{KEEP_DAYS}d"', ".".join(keys))
     if agent == "hermes":
-        path = ("sessions", "retention_days")
-        return Knob(hermes_home() / "config.yaml", "yaml", path, str(KEEP_DAYS), ".".join(path))
+        keys = ("sessions", "retention_days")
+        return Knob(hermes_home() / "config.yaml", "yaml", keys, str(KEEP_DAYS), ".".join(keys))
     return None
 
 
