@@ -206,7 +206,10 @@ def soonest_deleted_first(items: list[T], key: Callable[[T], tuple[str, Path]]) 
     rules: dict[str, Retention | None] = {}
     at_risk: list[tuple[float, int]] = []
     for position, item in enumerate(items):
-        deadline = unit_deadline(*key(item), rules)
+        try:
+            deadline = unit_deadline(*key(item), rules)
+        except Exception:  # an order is a preference: it never stops an index
+            deadline = None
         if deadline is not None and deadline <= horizon:
             at_risk.append((deadline, position))
     if not at_risk:
