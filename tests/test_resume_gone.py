@@ -192,3 +192,16 @@ def test_a_recorded_home_folder_is_a_cd_a_shell_follows(
     assert done.stdout.strip() == str(home / "Repository" / "Codex History"), done.stderr
     plan = json.loads(CliRunner().invoke(main, ["resume", "herme500", "--json"]).output)
     assert not plan["workdir_gone"]  # the folder is there, under ~
+
+
+def test_a_get_line_for_an_id_that_looks_like_an_option_works_as_printed(tmp_path: Path) -> None:
+    """recall's `→ funes get --danger …` line failed (issue 31, item 9): the ids go after `--`."""
+    _session_file(tmp_path, "--dangerously-skip-permissions")
+    recalled = CliRunner().invoke(main, ["recall", "hello", "--format", "agent"])
+    line = next(x for x in recalled.output.splitlines() if x.strip().startswith("→ funes get"))
+    assert line.strip().startswith("→ funes get -- --danger")
+    import shlex
+
+    argv = shlex.split(line.strip().removeprefix("→ funes "))
+    got = CliRunner().invoke(main, argv)
+    assert got.exit_code == 0 and "hello" in got.output, got.output

@@ -67,6 +67,9 @@ def get_command(handle: str, turn_uuid: str, memory_label: str = "") -> str:
     parts = [handle, turn_uuid]
     if memory_label:
         parts += ["--memory", memory_label]
+    if handle.startswith("-") or turn_uuid.startswith("-"):
+        # An id that looks like an option goes after `--`, the options before it.
+        parts = [*parts[2:], "--", handle, turn_uuid]
     return "funes get " + " ".join(shlex.quote(part) for part in parts)
 
 
