@@ -230,6 +230,11 @@ def _continue_from_memory(
             f"`funes catchup {handle}` prints a digest to paste into a new session"
         )
         return plan
+    if summary.harness == "hermes" and prompt is None:
+        plan.notes.append(
+            "Hermes takes a first message only as a single query: `hermes chat --continue` "
+            "then opens the new session"
+        )
     if shutil.which(argv[0]) is None:
         plan.problems.append(f"{argv[0]} is not on PATH: install {argv[0]}, then run the command")
     _check_folder(plan, summary.workdir, here)
