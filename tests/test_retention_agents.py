@@ -134,32 +134,44 @@ def test_keep_transcripts_outlives_claude_codes_sweep_and_remove_gives_settings_
 HERMES_SESSION = "20260102_030405_01d5e5"
 
 
+def _aged_hermes_session(sandbox: AgentEnv, hermes: Path) -> Path:
+    """The seeded Hermes session, as if it ran 40 days ago; state.db's path."""
+    state_db = seed_hermes_session(sandbox, hermes)
+    then = time.time() - 40 * DAY
+    with sqlite3.connect(state_db) as conn:
+        conn.execute(
+            "UPDATE sessions SET started_at = ?, ended_at = ? WHERE id = ?",
+            (then, then + 60, seeded.SEED_SESSION),
+        )
+        conn.execute(
+            "UPDATE messages SET timestamp = ? WHERE session_id = ?",
+            (then + 30, seeded.SEED_SESSION),
+        )
+    return state_db
+
+
+def _hermes_holds(state_db: Path) -> bool:
+    with sqlite3.connect(state_db) as conn:
+        found = conn.execute("SELECT 1 FROM sessions WHERE id = ?", (seeded.SEED_SESSION,))
+        return found.fetchone() is not None
+
+
+PRUNE = "sessions:\n  auto_prune: true\n  retention_days: 30\n"
+
+
 def test_hermes_prunes_an_aged_session_and_funes_still_continues_it(tmp_path: Path) -> None:
     hermes, sandbox = agent_sandbox(tmp_path, "hermes")
     config = sandbox.home / ".hermes" / "config.yaml"
     config.parent.mkdir(parents=True)
     with stub_model(tmp_path / "stub") as stub:
-        prune = "sessions:\n  auto_prune: true\n  retention_days: 30\n"
-        config.write_text(USER_CONFIG.format(base_url=stub.base_url) + prune)
-        state_db = seed_hermes_session(sandbox, hermes)
-        then = time.time() - 40 * DAY
-        with sqlite3.connect(state_db) as conn:  # the seeded session ran 40 days ago
-            conn.execute(
-                "UPDATE sessions SET started_at = ?, ended_at = ? WHERE id = ?",
-                (then, then + 60, seeded.SEED_SESSION),
-            )
-            conn.execute(
-                "UPDATE messages SET timestamp = ? WHERE session_id = ?",
-                (then + 30, seeded.SEED_SESSION),
-            )
+        config.write_text(USER_CONFIG.format(base_url=stub.base_url) + PRUNE)
+        state_db = _aged_hermes_session(sandbox, hermes)
         sandbox.funes_ok("index", str(state_db))
         run = sandbox.run(
             [hermes, "chat", "-Q", "-q", "hello"], timeout=240, stdin=subprocess.DEVNULL
         )
         assert run.returncode == 0, run.stderr[-2000:]
-    with sqlite3.connect(state_db) as conn:  # Hermes's own prune took it out of state.db
-        left = conn.execute("SELECT 1 FROM sessions WHERE id = ?", (seeded.SEED_SESSION,))
-        assert left.fetchone() is None
+    assert not _hermes_holds(state_db)  # Hermes's own prune took it out of state.db
 
     recalled = sandbox.funes_ok("recall", seeded.QUESTION, "--json").stdout
     assert seeded.SEED_SESSION in recalled and "02:40 UTC" in recalled
@@ -168,3 +180,27 @@ def test_hermes_prunes_an_aged_session_and_funes_still_continues_it(tmp_path: Pa
     assert plan["from_memory"].startswith(f"Hermes no longer holds it in {state_db} (pruned")
     assert "Hermes deletes transcripts after 30 days" in plan["from_memory"]
     assert plan["argv"][:3] == ["hermes", "chat", "-q"] and "02:40 UTC" in plan["argv"][3]
+
+
+def test_keep_transcripts_outlives_hermes_prune_and_remove_gives_config_back(
+    tmp_path: Path,
+) -> None:
+    hermes, sandbox = agent_sandbox(tmp_path, "hermes")
+    config = sandbox.home / ".hermes" / "config.yaml"
+    config.parent.mkdir(parents=True)
+    with stub_model(tmp_path / "stub") as stub:
+        original = USER_CONFIG.format(base_url=stub.base_url) + PRUNE
+        config.write_text(original)
+        sandbox.funes_ok("add", "hermes", "--yes", "--budget", "0", "--keep-transcripts")
+        assert "retention_days: 3650" in config.read_text()
+        state_db = _aged_hermes_session(sandbox, hermes)
+        run = sandbox.run(
+            [hermes, "chat", "-Q", "-q", "hello"], timeout=240, stdin=subprocess.DEVNULL
+        )
+        assert run.returncode == 0, run.stderr[-2000:]
+    with sqlite3.connect(state_db) as conn:  # Hermes's prune ran ...
+        ran = conn.execute("SELECT value FROM state_meta WHERE key = 'last_auto_prune'")
+        assert ran.fetchone() is not None
+    assert _hermes_holds(state_db)  # ... and, at 3650 days, kept the session
+    sandbox.funes_ok("remove", "hermes")
+    assert config.read_text() == original
