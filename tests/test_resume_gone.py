@@ -205,3 +205,20 @@ def test_a_get_line_for_an_id_that_looks_like_an_option_works_as_printed(tmp_pat
     argv = shlex.split(line.strip().removeprefix("→ funes "))
     got = CliRunner().invoke(main, argv)
     assert got.exit_code == 0 and "hello" in got.output, got.output
+
+
+def test_a_folder_memory_knows_what_this_machine_read_into_it(tmp_path: Path) -> None:
+    """A folder memory an agent is bound to keeps its own index state: a transcript read into
+    it and then deleted is "deleted", not "recorded on another machine"."""
+    from funes.index.indexer import index
+
+    workdir = tmp_path / "shop"
+    workdir.mkdir()
+    claude_dir = Path(os.environ["CLAUDE_CONFIG_DIR"])
+    transcript = write_claude_transcript(claude_dir, workdir, SESSION, [(ASK, ANSWER)])
+    folder = tmp_path / "team-memory"
+    index([transcript], memory_path=folder)
+    transcript.unlink()
+    out = CliRunner().invoke(main, ["resume", SESSION[:8], "--memory", str(folder), "--json"])
+    plan = json.loads(out.output)
+    assert plan["from_memory"].startswith(f"Claude Code's own transcript {transcript} was deleted")

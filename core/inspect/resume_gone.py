@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from funes.memory_spec import folder_memory, is_remote_spec
 from funes.traces.retention import DAY_S, retention_of
 
 if TYPE_CHECKING:
@@ -57,9 +58,9 @@ def transcript_gone(summary: SessionSummary, memory: str | None) -> str:
         return f"{agent} no longer holds it in {source} (pruned or deleted){_rule(summary)}"
     if path.exists():
         return ""
-    if _indexed_here(path):
+    if _indexed_here(path, memory):
         return f"{agent}'s own transcript {source} was deleted{_rule(summary)}"
-    if memory and memory != "local":
+    if memory and is_remote_spec(memory):
         return f"its transcript {source} was recorded on another machine (memory {memory})"
     return f"its transcript {source} is not on this machine (deleted, or recorded on another one)"
 
@@ -80,11 +81,14 @@ def _rule(summary: SessionSummary) -> str:
     return f": {rule.describe()}"
 
 
-def _indexed_here(path: Path) -> bool:
-    """Whether this machine's index read `path` (the state keeps every unit it read)."""
-    from funes.index.state import IndexState
+def _indexed_here(path: Path, memory: str | None) -> bool:
+    """Whether this machine's index read `path` into the default memory or the folder memory
+    named (each state keeps every unit it read)."""
+    from funes.index.state import IndexState, state_path
 
-    return str(path) in IndexState.load().units
+    folder = folder_memory(memory)
+    states = [state_path(), *([state_path(folder)] if folder else [])]
+    return any(str(path) in IndexState.load(state).units for state in states)
 
 
 def _database_holds(database: Path, session_id: str) -> bool | None:
