@@ -107,8 +107,8 @@ def test_doctor_warns_of_an_unindexed_transcript_within_three_days_of_deletion(
     assert "deleted in 2.0 days" in check["detail"]
     assert "Claude Code deletes transcripts after 10 days" in check["detail"]
     assert check["fix"] == (
-        "run `funes index` now (it reads these first); to keep transcripts longer: "
-        "`funes add claude --keep-transcripts`"
+        "run `funes index` now (it reads these first; `funes doctor --fix` reads just these); "
+        "to keep transcripts longer: `funes add claude --keep-transcripts`"
     )
     status = json.loads(CliRunner().invoke(main, ["status", "--json"]).output)
     assert status["at_risk_units"] == 1
@@ -156,3 +156,16 @@ def test_hermes_sessions_near_their_prune_are_flagged_until_read(tmp_path: Path)
     (check,) = retention_checks()
     assert f"{database} sessions near (deleted in 2.0 days)" in check.detail
     assert "`funes add hermes --keep-transcripts`" in check.fix
+
+
+def test_doctor_fix_reads_the_transcripts_at_risk(tmp_path: Path) -> None:
+    at_risk = _aged(tmp_path, "bbbb", 28.5)
+    later = _aged(tmp_path, "aaaa", 1)
+    fixed = CliRunner().invoke(main, ["doctor", "--fix", "--json"])
+    check = next(c for c in json.loads(fixed.output)["checks"] if c["name"] == "agent retention")
+    assert check["status"] == "ok", check
+    assert check["detail"].startswith("indexed 1 transcript(s) their agent was about to delete")
+    from funes.index.state import IndexState
+
+    read = IndexState.load().units
+    assert str(at_risk) in read and str(later) not in read  # just the one at risk

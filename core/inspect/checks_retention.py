@@ -8,6 +8,7 @@ reads each agent's real setting and names what would be lost, with the command t
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 from funes.inspect.doctor import Check, warning
 from funes.model import AGENT_HARNESS
@@ -43,16 +44,26 @@ def retention_checks() -> list[Check]:
     more = len(report.at_risk) - _SHOWN
     agents = sorted({agent_name(risk.harness) for risk in report.at_risk})
     keep = " or ".join(f"`funes add {agent} --keep-transcripts`" for agent in agents)
-    return [
-        warning(
-            "agent retention",
-            f"{len(report.at_risk)} transcript(s) their agent deletes within {WARN_DAYS:g} days "
-            f"are not indexed whole: {'; '.join(shown)}"
-            + (f"; … {more} more" if more > 0 else "")
-            + f" ({rules})",
-            f"run `funes index` now (it reads these first); to keep transcripts longer: {keep}",
-        )
-    ]
+    check = warning(
+        "agent retention",
+        f"{len(report.at_risk)} transcript(s) their agent deletes within {WARN_DAYS:g} days "
+        f"are not indexed whole: {'; '.join(shown)}"
+        + (f"; … {more} more" if more > 0 else "")
+        + f" ({rules})",
+        f"run `funes index` now (it reads these first; `funes doctor --fix` reads just these); "
+        f"to keep transcripts longer: {keep}",
+    )
+    paths = list(dict.fromkeys(risk.path for risk in report.at_risk))
+    check.repair = lambda: _index_now(paths)
+    return [check]
+
+
+def _index_now(paths: list[str]) -> str:
+    """The repair: read the transcripts at risk into the local memory now."""
+    from funes.index.indexer import index
+
+    done = index([p for p in paths if Path(p).exists()])
+    return f"indexed {done.units_read} transcript(s) their agent was about to delete"
 
 
 def _sessions(sessions: list[str]) -> str:
