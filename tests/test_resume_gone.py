@@ -140,7 +140,10 @@ def test_an_id_that_looks_like_an_option_never_reaches_the_agent(tmp_path: Path)
     _session_file(tmp_path, "--dangerously-skip-permissions")
     printed = CliRunner().invoke(main, ["resume", "--print", "--", "--danger"])
     assert printed.exit_code == 1 and printed.stdout == ""
-    assert "which claude_code would read as an option: funes does not pass it" in printed.output
+    assert "which Claude Code would read as an option: funes does not pass it" in printed.output
+    instead = printed.output.split("`funes catchup ")[1].split("`")[0]  # what to do instead
+    caught = CliRunner().invoke(main, ["catchup", *instead.split()])
+    assert caught.exit_code == 0 and "hello" in caught.output, caught.output
     plan = json.loads(CliRunner().invoke(main, ["resume", "--json", "--", "--danger"]).output)
     assert plan["argv"] == [] and plan["runnable"] is False
     ran = CliRunner().invoke(main, ["resume", "--", "--danger"])

@@ -22,6 +22,7 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from funes.inspect.resume_gone import (
+    AGENT_NAMES,
     catchup_prompt,
     continue_argv,
     local_path,
@@ -152,11 +153,12 @@ def plan_resume(
     source = str(local_path(summary.source_path)) if summary.source_path else ""
     argv = agent_argv(harness, session_id, source, prompt)
     plan = ResumePlan(session_id, harness, here or summary.workdir, argv, notes=notes)
-    if unsafe_argument(session_id) or unsafe_argument(summary.source_path):
+    if session_id.startswith("-") or summary.source_path.startswith("-"):
+        agent = AGENT_NAMES.get(harness, harness)
         plan.argv = []
         plan.problems.append(
-            f"session {handle}: its id (or transcript path) begins with `{session_id[0]}`, which "
-            f"{harness} would read as an option: funes does not pass it — `funes catchup -- "
+            f"session {handle}: its id (or transcript path) begins with `-`, which {agent} "
+            f"would read as an option: funes does not pass it — `funes catchup -- "
             f"{shlex.quote(handle)}` prints a digest to paste into a new session"
         )
         return plan
