@@ -9,16 +9,18 @@ not read it to its end: a hook that never fired, an agent added late, a backlog 
 
 from __future__ import annotations
 
+import os
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from funes.index.state import IndexState, unit_signature
+from funes.paths import claude_home, gemini_dir, hermes_home
 from funes.traces.retention import (
     DAY_S,
     READERS,
     Retention,
-    file_deadline,
     hermes_deadlines,
     retention_of,
 )
@@ -44,8 +46,6 @@ class RetentionReport:
 def unindexed_at_risk(within_days: float = WARN_DAYS, now: float | None = None) -> RetentionReport:
     """Every agent's transcripts deleted within `within_days` that the local memory has not
     read to their end, soonest first."""
-    from funes.index.indexer import discover_units
-
     now = time.time() if now is None else now
     horizon = now + within_days * DAY_S
     state = IndexState.load()
@@ -53,17 +53,38 @@ def unindexed_at_risk(within_days: float = WARN_DAYS, now: float | None = None) 
     found: list[AtRisk] = []
     for harness in READERS:
         rule = retention_of(harness)
-        if rule is None or rule.days is None:
+        days = rule.days if rule is not None else None
+        if rule is None or days is None:
             continue
         rules.append(rule)
-        for unit in discover_units(harness=harness):
-            if harness == "hermes":
-                found += _hermes_at_risk(rule, unit.path, state, horizon)
-                continue
-            deadline = file_deadline(rule, unit.path)
-            if deadline is not None and deadline <= horizon and not _read_whole(state, unit.path):
-                found.append(AtRisk(harness, str(unit.path), deadline))
+        if harness == "hermes":
+            database = hermes_home() / "state.db"
+            if database.is_file():
+                found += _hermes_at_risk(rule, database, state, horizon)
+            continue
+        changed_before = horizon - days * DAY_S  # a transcript changed before this goes in time
+        for path, mtime in _transcripts(harness):
+            if mtime <= changed_before and not _read_whole(state, Path(path)):
+                found.append(AtRisk(harness, path, mtime + days * DAY_S))
     return RetentionReport(rules, sorted(found, key=lambda risk: risk.deadline))
+
+
+def _transcripts(harness: str) -> Iterator[tuple[str, float]]:
+    """(path, last change) of each file the agent's retention deletes, by a plain walk of its
+    folder: `status` and `doctor` ask on every call, and telling each file's format (as `funes
+    index` does) costs seconds for thousands of transcripts. Claude Code: every `.jsonl` under
+    `projects/`; Gemini CLI: the session files under `tmp/*/chats/`."""
+    root = str(claude_home() / "projects" if harness == "claude_code" else gemini_dir() / "tmp")
+    for folder, _, names in os.walk(root):
+        if harness == "gemini" and f"{os.sep}chats" not in folder[len(root) :]:
+            continue
+        for name in names:
+            if name.endswith(".jsonl") or (harness == "gemini" and name.endswith(".json")):
+                path = os.path.join(folder, name)
+                try:
+                    yield path, os.stat(path).st_mtime
+                except OSError:  # deleted meanwhile
+                    continue
 
 
 def _read_whole(state: IndexState, path: Path) -> bool:
