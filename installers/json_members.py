@@ -101,3 +101,32 @@ def find_path(text: str, path: list[str]) -> tuple[int, int] | None:
         offset += member.value_start
         text = text[member.value_start : member.value_end]
     return (offset, offset + len(text)) if member is not None else None
+
+
+def set_path(text: str, path: list[str], literal: str) -> tuple[str, int]:
+    """`text` with the value at `path`, absent from it, set to the JSON `literal` (objects
+    created on the way), and the depth in `path` of the member it added: what `remove_path`
+    takes out again."""
+    member = find_member(text, path[0]) if text.strip() else None
+    if member is None or len(path) == 1:
+        return set_member(text, path[0], _nested(path[1:], literal)), 0
+    inner = text[member.value_start : member.value_end]
+    changed, depth = set_path(inner, path[1:], literal)
+    return text[: member.value_start] + changed + text[member.value_end :], depth + 1
+
+
+def _nested(path: list[str], literal: str) -> str:
+    for key in reversed(path):
+        literal = "{" + json.dumps(key) + ": " + literal + "}"
+    return literal
+
+
+def remove_path(text: str, path: list[str]) -> str:
+    """`text` without the member at `path` (as it was before `set_path` added it there)."""
+    if len(path) == 1:
+        return remove_member(text, path[0])
+    member = find_member(text, path[0])
+    if member is None:
+        return text
+    inner = text[member.value_start : member.value_end]
+    return text[: member.value_start] + remove_path(inner, path[1:]) + text[member.value_end :]

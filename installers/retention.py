@@ -6,10 +6,10 @@ editing that one value of `~/.claude/settings.json` in place (funes.installers.j
 every other byte of the file stays as the user wrote it. What it replaced is recorded in
 `$FUNES_HOME/integrations/<agent>-retention.json`, and `funes remove claude` puts it back (the
 old value, or no key), byte for byte, unless the user changed the value since (then it stays,
-and a note says so). Gemini CLI and Hermes keep their sessions unless the user turned their
-retention on; when it is on, `--keep-transcripts` lengthens it the same way (Gemini CLI's
-`general.sessionRetention.maxAge` to "3650d", Hermes's `sessions.retention_days` to 3650 in
-config.yaml, edited as one line).
+and a note says so). Gemini CLI (30 days by default in current versions) and Hermes (when its
+prune is on) are lengthened the same way: `general.sessionRetention.maxAge` to "3650d" (the
+objects on the way added when absent), `sessions.retention_days` to 3650 in config.yaml,
+edited as one line.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from funes.installers.base import ConfigError, InstallReport, read_config_text, write_atomic
-from funes.installers.json_members import find_path, remove_member, set_member
+from funes.installers.json_members import find_path, remove_path, set_path
 from funes.installers.yaml_value import find_child, remove_child, set_child
 from funes.paths import claude_home, funes_home, gemini_dir, hermes_home
 from funes.traces.retention import Retention, retention_of
@@ -98,19 +98,18 @@ def keep_transcripts(agent: str, report: InstallReport) -> None:
     if rule.days is not None and rule.days >= KEEP_DAYS:
         report.notes.append(f"{rule.describe()}: long enough already")
         return
-    if span is None and agent == "gemini":  # a count limit only: no age to lengthen
-        report.notes.append(f"--keep-transcripts: nothing changed; {rule.describe()}")
-        return
     record = _record_path(agent)
+    changed, added_at = _set(knob, text)
     if not record.exists():
         saved = {
             "file": str(knob.file),
             "existed": knob.file.exists(),
             "old": old,
             "set": knob.keep,
+            "added_at": added_at,  # the depth of the key funes added (when there was no value)
         }
         write_atomic(record, json.dumps(saved, indent=2) + "\n", backup=False)
-    if write_atomic(knob.file, _set(knob, text), backup=False):
+    if write_atomic(knob.file, changed, backup=False):
         report.changed.append(knob.file)
     was = old if old is not None else f"unset: {rule.days:g} days"
     report.notes.append(
@@ -143,7 +142,7 @@ def restore_transcripts(agent: str, report: InstallReport) -> None:
     elif knob.kind == "yaml":
         restored = remove_child(text, knob.path[0], knob.path[1])
     else:
-        restored = remove_member(text, knob.path[0])
+        restored = remove_path(text, list(knob.path[: int(saved.get("added_at") or 0) + 1]))
     if not saved["existed"] and not restored.strip("{}\n "):
         path.unlink()  # funes created the file for this one key
         report.changed.append(path)
@@ -164,10 +163,11 @@ def _span(knob: Knob, text: str) -> tuple[int, int] | None:
         raise ConfigError(knob.file, None, f"not a JSON object ({error})") from None
 
 
-def _set(knob: Knob, text: str) -> str:
+def _set(knob: Knob, text: str) -> tuple[str, int | None]:
+    """The text with the knob set, and the depth of the key added (None: a value replaced)."""
     span = _span(knob, text)
     if span is not None:
-        return text[: span[0]] + knob.keep + text[span[1] :]
+        return text[: span[0]] + knob.keep + text[span[1] :], None
     if knob.kind == "yaml":
-        return set_child(text, knob.path[0], knob.path[1], knob.keep)
-    return set_member(text, knob.path[0], knob.keep)  # Claude Code's top-level key
+        return set_child(text, knob.path[0], knob.path[1], knob.keep), 1
+    return set_path(text, list(knob.path), knob.keep)

@@ -136,3 +136,28 @@ def test_gemini_max_age_is_lengthened_in_place_and_given_back() -> None:
     assert settings.read_text() == original.replace('"30d"', '"3650d"')
     assert CliRunner().invoke(main, ["remove", "gemini"]).exit_code == 0
     assert settings.read_text() == original
+
+
+@pytest.mark.parametrize(
+    "original",
+    [
+        None,  # no settings file: Gemini CLI's default, 30 days
+        '{\n  "general": {\n    "vimMode": true\n  }\n}\n',
+        '{"general": {"sessionRetention": {"enabled": true}}, "ui": {}}',
+    ],
+)
+def test_gemini_default_retention_is_lengthened_and_given_back(original: str | None) -> None:
+    from funes.traces.retention import gemini_retention
+
+    settings = Path(os.environ["GEMINI_CLI_HOME"]) / ".gemini" / "settings.json"
+    settings.parent.mkdir(parents=True)
+    if original is not None:
+        settings.write_text(original)
+    out = CliRunner().invoke(main, ["add", "gemini", "--budget", "0", "--keep-transcripts"])
+    assert out.exit_code == 0, out.output
+    assert gemini_retention().days == 3650
+    assert CliRunner().invoke(main, ["remove", "gemini"]).exit_code == 0
+    if original is None:
+        assert not settings.exists() or json.loads(settings.read_text()) in ({}, None)
+    else:
+        assert settings.read_text() == original

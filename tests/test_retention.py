@@ -49,12 +49,14 @@ def test_each_agents_real_setting_is_read() -> None:
 
     gemini = Path(os.environ["GEMINI_CLI_HOME"]) / ".gemini" / "settings.json"
     gemini.parent.mkdir(parents=True)
-    assert gemini_retention().days is None  # off unless enabled
+    # Gemini CLI 0.61's settings schema: on, "30d", unless the user says otherwise.
+    assert gemini_retention().days == 30 and not gemini_retention().configured
     gemini.write_text(json.dumps({"general": {"sessionRetention": {"maxAge": "2w"}}}))
+    assert gemini_retention().days == 14 and gemini_retention().configured
+    gemini.write_text(json.dumps({"general": {"sessionRetention": {"enabled": False}}}))
     assert gemini_retention().days is None
-    rule = {"enabled": True, "maxAge": "2w"}
-    gemini.write_text(json.dumps({"general": {"sessionRetention": rule}}))
-    assert gemini_retention().days == 14
+    gemini.write_text(json.dumps({"general": {"sessionRetention": {"maxAge": "forever"}}}))
+    assert gemini_retention().days is None and "skips its cleanup" in gemini_retention().problem
 
     hermes = Path(os.environ["HERMES_HOME"]) / "config.yaml"
     hermes.parent.mkdir(parents=True)

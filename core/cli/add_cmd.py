@@ -40,8 +40,8 @@ AGENT_CHOICES = list(AGENTS)
     "--keep-transcripts",
     is_flag=True,
     help="Keep AGENT's transcripts 3650 days: Claude Code's cleanupPeriodDays (default 30), "
-    "Gemini CLI's sessionRetention.maxAge or Hermes's sessions.retention_days when their "
-    "retention is on; one value edited in place, and `funes remove` puts the old one back.",
+    "Gemini CLI's sessionRetention.maxAge (default 30d), Hermes's sessions.retention_days when "
+    "its prune is on; one value edited in place, and `funes remove` puts the old one back.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print what changed as JSON.")
 def command(

@@ -3,8 +3,9 @@
 - Claude Code: `cleanupPeriodDays` in `~/.claude/settings.json` (default 30). At start-up it
   deletes every file under `projects/` not modified for that many days. A value it rejects
   (0, a negative number, not an integer) makes it skip the cleanup.
-- Gemini CLI: `general.sessionRetention` in `~/.gemini/settings.json`; off unless `enabled`,
-  then session files older than `maxAge` ("30d", "12h", "2w", "1m") go at start-up.
+- Gemini CLI: `general.sessionRetention` in `~/.gemini/settings.json`: on by default since its
+  settings schema gave it defaults (`enabled` true, `maxAge` "30d" in 0.61), session files last
+  updated more than `maxAge` ("30d", "12h", "2w", "1m") ago go at start-up.
 - Hermes: `sessions.auto_prune` (off by default) in `~/.hermes/config.yaml`; when on, ended
   sessions started more than `sessions.retention_days` (default 90) ago leave `state.db`.
 
@@ -25,6 +26,7 @@ from funes.paths import claude_home, gemini_dir, hermes_home
 DAY_S = 86400.0
 CLAUDE_DEFAULT_DAYS = 30
 HERMES_DEFAULT_DAYS = 90
+GEMINI_DEFAULT_AGE = "30d"
 # A transcript this close to its deletion is "at risk": the first index and the budgeted runs
 # read it before the newest ones, while there is still time for a later run to finish it.
 AT_RISK_DAYS = 7.0
@@ -93,16 +95,19 @@ def gemini_retention() -> Retention:
     except (OSError, ValueError):
         return Retention("gemini", "Gemini CLI", None, setting, False, _UNREADABLE)
     general = data.get("general") if isinstance(data, dict) else None
-    rule = general.get("sessionRetention") if isinstance(general, dict) else None
-    if not isinstance(rule, dict):
-        return Retention("gemini", "Gemini CLI", None, setting, False)
-    if rule.get("enabled") is not True:
-        return Retention("gemini", "Gemini CLI", None, setting, True)
-    age = _GEMINI_AGE.match(str(rule.get("maxAge", "")))
-    if age is None:  # only a count (or nothing): no age limit funes can plan for
-        return Retention("gemini", "Gemini CLI", None, setting, True)
+    found = general.get("sessionRetention") if isinstance(general, dict) else None
+    rule = found if isinstance(found, dict) else {}
+    configured = bool(rule)
+    # Gemini CLI's own defaults (0.61): on, 30 days; the user's keys override each.
+    if rule.get("enabled", True) is not True:
+        return Retention("gemini", "Gemini CLI", None, setting, configured)
+    age = _GEMINI_AGE.match(str(rule.get("maxAge", GEMINI_DEFAULT_AGE)))
+    if age is None:  # an age Gemini CLI rejects: it skips its cleanup
+        problem = 'its sessionRetention.maxAge is not an age such as "30d", so Gemini CLI '
+        problem += "skips its cleanup until it is fixed"
+        return Retention("gemini", "Gemini CLI", None, setting, configured, problem)
     days = int(age.group(1)) * _GEMINI_UNIT_DAYS[age.group(2)]
-    return Retention("gemini", "Gemini CLI", days, setting, True)
+    return Retention("gemini", "Gemini CLI", days, setting, "maxAge" in rule)
 
 
 def hermes_retention() -> Retention:
