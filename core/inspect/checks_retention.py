@@ -1,8 +1,9 @@
 """Doctor check: transcripts an agent deletes within days that the memory does not hold whole.
 
 Claude Code (cleanupPeriodDays, default 30 days), Gemini CLI (general.sessionRetention,
-default 30 days) and Hermes (sessions.auto_prune) delete their own transcripts; what funes indexed stays. This check
-reads each agent's real setting and names what would be lost, with the command that saves it.
+default 30 days) and Hermes (sessions.auto_prune) delete their own transcripts; what funes
+indexed stays. This check reads each agent's real setting and names what would be lost, with
+the command that saves it.
 """
 
 from __future__ import annotations
