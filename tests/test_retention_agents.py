@@ -11,7 +11,9 @@
   own plugin commands rewrote it.
 - Hermes prunes ended sessions started more than `sessions.retention_days` ago out of state.db
   at the start of `hermes chat` when `sessions.auto_prune` is on: the real `hermes` prunes an
-  aged session, and funes continues it.
+  aged session, and funes continues it; `--keep-transcripts` outlives the prune.
+- Gemini CLI (0.61) deletes the project's sessions last updated more than 30 days ago at every
+  start, `gemini -p` too, by default: the same story, and `--keep-transcripts` outlives it.
 """
 
 from __future__ import annotations
@@ -204,3 +206,76 @@ def test_keep_transcripts_outlives_hermes_prune_and_remove_gives_config_back(
     assert _hermes_holds(state_db)  # ... and, at 3650 days, kept the session
     sandbox.funes_ok("remove", "hermes")
     assert config.read_text() == original
+
+
+# Gemini CLI (0.61) deletes, at every start (`gemini -p` too), the current project's sessions
+# last updated more than `general.sessionRetention.maxAge` ago: on, "30d", by default.
+GEMINI_SESSION = "6e1a2b3c-0000-4000-8000-00000000beef"
+
+
+def _gemini_session(sandbox: AgentEnv) -> tuple[Path, Path]:
+    """A Gemini CLI session of the sandbox's project, last updated 2026-02-03 (its file's time
+    too, as Gemini CLI leaves it): (~/.gemini, its file)."""
+    import calendar
+
+    from test_agents_gemini import USER_SETTINGS, write_gemini_session
+
+    dot_gemini = sandbox.home / ".gemini"
+    dot_gemini.mkdir()
+    (dot_gemini / "settings.json").write_text(USER_SETTINGS)
+    session = write_gemini_session(dot_gemini, str(sandbox.project), GEMINI_SESSION)
+    then = calendar.timegm((2026, 2, 3, 4, 5, 6, 0, 0, 0))
+    os.utime(session, (then, then))
+    return dot_gemini, session
+
+
+def _run_gemini(sandbox: AgentEnv, gemini: Path, stub_url: str, prompt: str = "hello") -> None:
+    from test_agents_gemini import _gemini_env
+
+    ran = sandbox.run([gemini, "-p", prompt], env=_gemini_env(sandbox, stub_url), timeout=240)
+    assert ran.returncode == 0, ran.stderr[-2000:]
+
+
+def test_gemini_cli_deletes_an_old_session_and_funes_still_continues_it(tmp_path: Path) -> None:
+    from test_agents_gemini import FACT, QUESTION, _gemini_env
+
+    gemini, sandbox = agent_sandbox(tmp_path, "gemini", GEMINI_CLI_NO_RELAUNCH="true")
+    dot_gemini, session = _gemini_session(sandbox)
+    check = _retention_check(sandbox)
+    assert check["status"] == "warn" and str(session) in check["detail"]
+    assert "Gemini CLI deletes transcripts after 30 days" in check["detail"]
+    sandbox.funes_ok("index")
+    assert _retention_check(sandbox)["status"] == "ok"
+
+    with stub_model(tmp_path / "stub") as stub:
+        _run_gemini(sandbox, gemini, stub.base_url)
+    assert not session.exists()  # Gemini CLI deleted it itself
+
+    assert GEMINI_SESSION in sandbox.funes_ok("recall", QUESTION, "--json").stdout
+    assert FACT in sandbox.funes_ok("show", GEMINI_SESSION[:8]).stdout
+    plan = json.loads(sandbox.funes_ok("resume", GEMINI_SESSION[:8], "--json").stdout)
+    assert plan["from_memory"] == (
+        f"Gemini CLI's own transcript {session} was deleted: Gemini CLI deletes transcripts "
+        f"after 30 days (`general.sessionRetention` in {dot_gemini / 'settings.json'}, its "
+        "default)"
+    )
+    assert plan["argv"][:2] == ["gemini", "-i"] and FACT in plan["argv"][2]
+    with stub_model(tmp_path / "stub-resume") as stub:
+        env = _gemini_env(sandbox, stub.base_url)
+        done = sandbox.funes("resume", GEMINI_SESSION[:8], "--prompt", MARKER, env=env)
+        assert done.returncode == 0, done.stderr[-2000:]
+        sent = "\n".join(json.dumps(r.get("body")) for r in stub.requests())
+    assert MARKER in sent and "marmoset-lantern" in sent  # the catch-up reached the model
+
+
+def test_keep_transcripts_outlives_gemini_clis_cleanup(tmp_path: Path) -> None:
+    gemini, sandbox = agent_sandbox(tmp_path, "gemini", GEMINI_CLI_NO_RELAUNCH="true")
+    dot_gemini, session = _gemini_session(sandbox)
+    settings = dot_gemini / "settings.json"
+    original = settings.read_bytes()
+    sandbox.funes_ok("add", "gemini", "--yes", "--budget", "0", "--keep-transcripts")
+    with stub_model(tmp_path / "stub") as stub:
+        _run_gemini(sandbox, gemini, stub.base_url)
+    assert session.exists()  # 3650 days: Gemini CLI's cleanup kept it
+    sandbox.funes_ok("remove", "gemini")
+    assert settings.read_bytes() == original
