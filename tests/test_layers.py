@@ -43,6 +43,7 @@ ALLOWED_CYCLES: dict[frozenset[str], str] = {
             "funes.inspect.checks_local",
             "funes.inspect.checks_mcp",
             "funes.inspect.checks_remote",
+            "funes.inspect.checks_retention",
         }
     ): "the doctor runs its checks; each check returns the doctor's Check",
 }

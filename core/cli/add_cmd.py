@@ -36,6 +36,13 @@ AGENT_CHOICES = list(AGENTS)
     is_flag=True,
     help="Add MEMORY to what AGENT reads (a team's, a project's); never written or pushed to.",
 )
+@click.option(
+    "--keep-transcripts",
+    is_flag=True,
+    help="Keep AGENT's transcripts 3650 days: Claude Code's cleanupPeriodDays (default 30), "
+    "Gemini CLI's sessionRetention.maxAge (default 30d), Hermes's sessions.retention_days when "
+    "its prune is on; one value edited in place, and `funes remove` puts the old one back.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print what changed as JSON.")
 def command(
     agent: str,
@@ -44,6 +51,7 @@ def command(
     budget: float,
     trust_hooks: bool,
     read_only: bool,
+    keep_transcripts: bool,
     as_json: bool,
 ) -> None:
     """Give AGENT recall/get tools and index each of its turns into the memory.
@@ -53,8 +61,14 @@ def command(
     hook, binds MEMORY (a local path, or ORG/NAME on the Hub) when given, and prints every file
     it changed. Run it again at any time: a second run changes nothing.
     \b
+    It also says how long AGENT keeps its own transcripts (Claude Code deletes them after
+    30 days unless cleanupPeriodDays says otherwise; what funes indexed stays). With
+    --keep-transcripts, the agent keeps them 3650 days; the rest of its settings file is
+    left byte for byte.
+    \b
     Examples:
       funes add claude
+      funes add claude --keep-transcripts
       funes add codex --trust-hooks
       funes add hermes acme/team-memory
       funes add claude acme/widgets-memory --read-only
@@ -77,6 +91,7 @@ def command(
             progress=_progress(agent, quiet=as_json),
             trust_hooks=trust_hooks,
             read_only=read_only,
+            keep_transcripts=keep_transcripts,
         )
     except (ConfigError, RuntimeError, ValueError) as error:
         raise click.ClickException(str(error)) from None

@@ -49,7 +49,8 @@ def command(
 
     \b
     With PATH (files or folders): read everything under them.
-    Without: sweep every agent's transcripts on this machine, newest first,
+    Without: sweep every agent's transcripts on this machine, newest first (those
+    their agent deletes within 7 days before all: Claude Code's cleanupPeriodDays, ...),
     within a time budget; a later run finishes the backlog.
     \b
     Examples:

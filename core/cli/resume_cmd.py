@@ -5,10 +5,14 @@ from __future__ import annotations
 import json
 import os
 import sys
+from typing import TYPE_CHECKING
 
 import click
 
 from funes.cli.options import memory_option, reading_memory
+
+if TYPE_CHECKING:
+    from funes.inspect.resume import ResumePlan
 
 
 @click.command("resume")
@@ -45,8 +49,11 @@ def command(
     resumes only by its own list's index: funes says how).
 
     \b
-    When it cannot run here (the folder is gone, the agent is not installed, the transcript is
-    on another machine, or no agent wrote it), it says why and prints the command it would need.
+    A session whose transcript its agent deleted (Claude Code after cleanupPeriodDays, Hermes's
+    prune, ...) or that was recorded on another machine is continued from the memory: its agent
+    starts in the recorded folder with the session's catch-up as its first prompt.
+    When it cannot run here (the folder is gone, the agent is not installed, or no agent wrote
+    it), it says why and prints the command it would need.
     \b
     Examples:
       funes resume 60f3c85c
@@ -63,21 +70,44 @@ def command(
         return
     for note in plan.notes:
         click.echo(f"note: {note}", err=True)
+    if plan.from_memory:
+        click.echo(f"note: {_continuing(plan)}", err=True)
     if print_only:
-        click.echo(plan.command_line() if plan.argv else "")
+        if not plan.argv:  # nothing that would work as printed
+            raise click.ClickException("\n".join(f"cannot resume: {p}" for p in plan.problems))
+        click.echo(plan.command_line())
         for problem in plan.problems:
             click.echo(f"note: {problem}", err=True)
         return
     if not plan.runnable:
-        only_folder = plan.workdir_gone and len(plan.problems) == 1
-        if only_folder and _ask_to_run_here(plan.workdir):
+        if plan.here_helps and _ask_to_run_here(plan.workdir):
             run_resume(plan_resume(session, memory, here=os.getcwd(), prompt=prompt))
         lines = [f"cannot resume: {p}" for p in plan.problems]
         if plan.argv:
-            lines.append(f"the command: {plan.command_line()}")
+            lines.append(f"the command: {_shown(plan)}")
         raise click.ClickException("\n".join(lines))
-    click.echo(f"resuming {plan.session_id[:8]}: {plan.command_line()}", err=True)
+    click.echo(f"resuming {plan.session_id[:8]}: {_shown(plan)}", err=True)
     run_resume(plan)
+
+
+def _continuing(plan: ResumePlan) -> str:
+    agent = plan.argv[0] if plan.argv else "its agent"
+    return (
+        f"{plan.from_memory}. funes continues the session from its memory: {agent} "
+        f"starts in {plan.workdir or 'the current folder'} with the session's catch-up as its "
+        f"first prompt (`funes catchup {plan.session_id[:8]}` shows it)"
+    )
+
+
+def _shown(plan: ResumePlan) -> str:
+    """The command for people: a catch-up prompt (pages long) is named, not printed
+    (`--print` prints it whole)."""
+    if not plan.from_memory:
+        return plan.command_line()
+    from dataclasses import replace
+
+    named = [arg if len(arg) < 200 else "<its catch-up>" for arg in plan.argv]
+    return replace(plan, argv=named).command_line()
 
 
 def _ask_to_run_here(workdir: str) -> bool:

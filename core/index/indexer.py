@@ -24,6 +24,7 @@ from funes.index.state import IndexState, UnitState, state_path, unit_signature
 from funes.model import Chunk, Turn
 from funes.traces import TraceSource, all_sources
 from funes.traces.detect import find_units
+from funes.traces.retention import soonest_deleted_first
 
 # A run with no path stops starting new units after this many seconds (the rest is backlog).
 DEFAULT_BUDGET_S = 60.0
@@ -81,7 +82,8 @@ class Unit:
 
 
 def discover_units(paths: Iterable[Path] | None = None, harness: str | None = None) -> list[Unit]:
-    """Units under `paths` (or every agent's default roots), newest first.
+    """Units under `paths` (or every agent's default roots), newest first, except that those
+    their agent deletes within a few days come first, soonest first.
 
     Each folder is walked once for all the sources that look in it (`find_units`): a named
     folder for every source, an agent's default root for that agent's source only."""
@@ -116,7 +118,9 @@ def discover_units(paths: Iterable[Path] | None = None, harness: str | None = No
         except OSError:
             return 0.0
 
-    return sorted(units.values(), key=mtime, reverse=True)
+    newest = sorted(units.values(), key=mtime, reverse=True)
+    # What an agent is about to delete (Claude Code's cleanupPeriodDays, …) goes first.
+    return soonest_deleted_first(newest, lambda unit: (unit.source.harness, unit.path))
 
 
 def index(
@@ -134,8 +138,9 @@ def index(
     """Index new turns into the local memory.
 
     With `paths`, every unit under them is read in full. Without, every agent's transcripts
-    are swept newest first until `budget_s` (default 60 s) runs out, unless `everything`;
-    what is left is recorded as the backlog that later runs finish. `model` picks the
+    are swept newest first (what an agent deletes within days before all) until `budget_s`
+    (default 60 s) runs out, unless `everything`; what is left is recorded as the backlog that
+    later runs finish. `model` picks the
     embedding model when the memory is created (default: the bundled one); an existing memory
     always keeps its own. `maintain=False` leaves index upkeep (`funes.index.maintenance`) to
     the caller: the hook worker runs it once the queue is empty, so a turn never waits on it.

@@ -6,8 +6,9 @@ lose nothing are offered: build a missing or unreadable index from the stored ro
 rows into the indexes, set a newest version that cannot be opened aside (its turns come back
 from the transcripts at the next `funes index`), make the home private, drop old versions
 (storage upkeep as `funes.index.maintenance` does it), put failed hook entries back in the
-queue, start the queue worker. A writer holding the lock for hours is named, never killed: the
-kernel frees a flock when its holder dies, so there is no stale lock file to clear.
+queue, start the queue worker, read the transcripts an agent is about to delete. A writer
+holding the lock for hours is named, never killed: the kernel frees a flock when its holder
+dies, so there is no stale lock file to clear.
 
 A check that could not be confirmed (the agent's CLI is not here to be asked, a hook that has
 not fired yet) is a warning, never a pass: `ok` is false, `status` is `warn`, and the summary
@@ -56,12 +57,13 @@ Probe = Callable[[], list[Check]]
 
 
 def probes(deep: bool = False) -> list[Probe]:
-    from funes.inspect import checks_agents, checks_local, checks_remote
+    from funes.inspect import checks_agents, checks_local, checks_remote, checks_retention
 
     return [
         checks_local.home_checks,
         checks_local.memory_checks,
         checks_local.backlog_checks,
+        checks_retention.retention_checks,
         checks_local.lock_checks,
         checks_local.queue_checks,
         (lambda: checks_agents.agent_checks(deep=True)) if deep else checks_agents.agent_checks,

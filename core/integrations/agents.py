@@ -162,11 +162,14 @@ def add_agent(
     progress: Any = None,
     trust_hooks: bool = False,
     read_only: bool = False,
+    keep_transcripts: bool = False,
 ) -> dict[str, Any]:
     """`funes add`: index `agent`'s recent history (within `budget_s`; None skips it), wire the
     plugin and hook, bind `memory`, and start publishing it when the sync layer is present.
     With `read_only`, `memory` is added to what the agent reads (its own memory, and every
     read-only one so far) and is never written or pushed to; the binding stays as it was.
+    The notes name the agent's own retention; `keep_transcripts` lengthens it
+    (funes.installers.retention).
 
     Returns {"agent", "memory", "indexed", "changed", "notes"}; raises ConfigError for a
     malformed agent config (nothing changed) and RuntimeError when the agent's CLI fails.
@@ -195,6 +198,13 @@ def add_agent(
         trusted = installer.trust_hooks()
         notes.append(f"trusted {len(trusted)} hook(s) through codex app-server")
         report.notes = [n for n in report.notes if "trust" not in n]
+    from funes.installers.retention import keep_transcripts as keep
+    from funes.installers.retention import retention_note
+
+    if keep_transcripts:  # after the install: its backup of the settings is the user's own
+        keep(agent, report)
+    elif note := retention_note(agent):
+        report.notes.append(note)
     record_install(agent, report, memory, reads)
     if memory and not read_only:
         notes.append(_publish(memory))
@@ -296,8 +306,15 @@ def _token_role(remote: Any) -> str:
 def remove_agent(agent: str) -> dict[str, Any]:
     """`funes remove`: undo what `add_agent` did for `agent`; the memory is kept."""
     from funes.installers import installer_for
+    from funes.installers.base import InstallReport
+    from funes.installers.retention import restore_transcripts
 
     ensure_writable_home()  # agents.json is updated last: fail before the agent's config changes
+    # The retention first: the uninstall then finds the settings as they were before `add`.
+    restored = InstallReport(agent)
+    restore_transcripts(agent, restored)
     report = installer_for(agent).uninstall()
+    report.changed = list(dict.fromkeys([*restored.changed, *report.changed]))
+    report.notes = [*restored.notes, *report.notes]
     record_remove(agent)
     return {"agent": agent, "changed": [str(p) for p in report.changed], "notes": report.notes}

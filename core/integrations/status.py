@@ -67,6 +67,7 @@ def memory_status(spec: str | None = None) -> dict[str, Any]:
 
 def _add_extras(info: dict[str, Any]) -> None:
     """Facts owned by other layers, when those layers are installed."""
+    info["at_risk_units"] = _at_risk_units()
     try:
         from funes.retrieve import second_pass_status
 
@@ -79,6 +80,17 @@ def _add_extras(info: dict[str, Any]) -> None:
         info["wired_agents"] = agents_status()
     except ImportError:
         info["wired_agents"] = None
+
+
+def _at_risk_units() -> int | None:
+    """How many transcripts their agent deletes within days are not indexed whole (None when
+    that cannot be read: it never stops `status`)."""
+    from funes.index.at_risk import unindexed_at_risk
+
+    try:
+        return len(unindexed_at_risk().at_risk)
+    except Exception:  # an agent's settings or folders that cannot be read
+        return None
 
 
 def render_status(info: dict[str, Any]) -> str:
@@ -104,6 +116,14 @@ def render_status(info: dict[str, Any]) -> str:
         lines.append(f"last indexed: {info['last_indexed']}")
     if info["backlog_units"]:
         lines.append(f"backlog: {info['backlog_units']} files — run `funes index`")
+    if info.get("at_risk_units"):
+        from funes.index.at_risk import WARN_DAYS
+
+        lines.append(
+            f"at risk: {info['at_risk_units']} transcript(s) their agent deletes within "
+            f"{WARN_DAYS:g} days are not indexed whole — run `funes index` (`funes doctor` "
+            "names them)"
+        )
     second = info.get("second_pass")
     if isinstance(second, dict):
         said = f"second pass: {second.get('summary') or second.get('kind') or second}"
