@@ -201,11 +201,11 @@ def test_a_get_line_for_an_id_that_looks_like_an_option_works_as_printed(tmp_pat
     """recall's `→ funes get --danger …` line failed (issue 31, item 9): the ids go after `--`."""
     _session_file(tmp_path, "--dangerously-skip-permissions")
     recalled = CliRunner().invoke(main, ["recall", "hello", "--format", "agent"])
-    line = next(x for x in recalled.output.splitlines() if x.strip().startswith("→ funes get"))
-    assert line.strip().startswith("→ funes get -- --danger")
+    line = next(x.split(" → ", 1)[1] for x in recalled.output.splitlines() if " → funes get" in x)
+    assert line.startswith("funes get -- --danger")
     import shlex
 
-    argv = shlex.split(line.strip().removeprefix("→ funes "))
+    argv = shlex.split(line.removeprefix("funes "))
     got = CliRunner().invoke(main, argv)
     assert got.exit_code == 0 and "hello" in got.output, got.output
 
