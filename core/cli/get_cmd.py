@@ -6,6 +6,7 @@ import click
 
 from funes.cli.options import memories_option, output_format, output_options, reading_memory
 from funes.retrieve.get import DEFAULT_WINDOW
+from funes.safe_text import strip_controls
 
 
 @click.command("get")
@@ -46,4 +47,4 @@ def command(
     render = {"json": format_get_json, "human": format_get_human, "agent": format_get_agent}[
         output_format(fmt, as_json)
     ]
-    click.echo(render(result), nl=False)
+    click.echo(strip_controls(render(result)), nl=False)
