@@ -8,6 +8,9 @@ Each unit's resume point (offsets, the record ids and open turns a reader carrie
 the state's bytes, 17 of 21 MB for a 10k-file history) lives in a file of its own beside it
 (`state.resume/`), read only when that unit is read again and written only when it moved: a
 hook's turn rewrites one small file and a compact `state.json`, not the whole history's state.
+A resume point carries a transcript's open turn in full; it is written cleaned as the rows are
+(`stored_resume`: private spans out, credentials redacted), so no file holds what the memory
+does not.
 """
 
 from __future__ import annotations
@@ -179,7 +182,7 @@ class IndexState:
         for key in sorted(self.dirty):
             unit = self.units.get(key)
             if unit is not None and unit.resume is not None:
-                _write_atomic(_resume_file(path, key), unit.resume)
+                _write_atomic(_resume_file(path, key), stored_resume(unit.resume))
                 # Read back from its file if the unit is read again: a first index of a long
                 # history would otherwise hold every unit's resume point (~6 KB each) in memory.
                 unit.resume = None
@@ -198,6 +201,44 @@ class IndexState:
             "units": units,
         }
         _write_atomic(path, payload)
+
+
+def clean_text(text: str) -> str:
+    """Text as the memory stores it: private spans out, then credentials redacted."""
+    from funes.index.privacy import strip_private
+    from funes.index.redact import redact
+
+    return redact(strip_private(text))[0]
+
+
+def stored_resume(resume: dict[str, Any]) -> dict[str, Any]:
+    """What rests on disk of a resume point: the open turn it carries (in full, since later
+    records may add to it) cleaned as the memory's rows are, so no file holds what the memory
+    does not. A turn resumed from it comes back cleaned, which the rows are anyway."""
+    from funes.traces.assemble import clean_resume_token
+
+    return clean_resume_token(resume, clean_text)
+
+
+def unclean_resume_points(state: Path | None = None, *, fix: bool = False) -> list[Path]:
+    """The resume points (beside the state file `state`, default the local memory's) that hold
+    what `stored_resume` takes out: written by a funes that stored the open turn as read. With
+    `fix`, each is rewritten cleaned (the caller holds the writer lock)."""
+    folder = _resume_dir(state or state_path())
+    found = []
+    for file in sorted(folder.glob("*.json")) if folder.is_dir() else []:
+        try:
+            token = json.loads(file.read_text())
+        except (OSError, ValueError):
+            continue  # unreadable: its unit is read again from the start, the file rewritten
+        if not isinstance(token, dict):
+            continue
+        cleaned = stored_resume(token)
+        if cleaned != token:
+            found.append(file)
+            if fix:
+                _write_atomic(file, cleaned)
+    return found
 
 
 def _write_atomic(path: Path, payload: Any) -> None:

@@ -553,3 +553,34 @@ def _start_worker() -> str:
         return "the worker is already running"
     spawn_worker()
     return "started the queue worker"
+
+
+def at_rest_checks() -> list[Check]:
+    """Files beside the rows (resume points, curation notes) hold nothing the rows would not:
+    no credential, no private span. An older funes stored a transcript's open turn as read."""
+    from funes.sync.scrub import unclean_files
+
+    found = unclean_files()
+    if not found:
+        return [Check("text at rest", True, "resume points and curation notes hold no secrets")]
+    home = funes_home()
+    names = ", ".join(str(p.relative_to(home)) for p in found[:3])
+    more = f" and {len(found) - 3} more" if len(found) > 3 else ""
+    return [
+        Check(
+            "text at rest",
+            False,
+            f"{len(found)} file(s) hold a credential or private text the memory does not "
+            f"({names}{more})",
+            "run `funes scrub` (or `funes doctor --fix`): it cleans them as the rows are",
+            repair=_clean_files_repair,
+        )
+    ]
+
+
+def _clean_files_repair() -> str:
+    from funes.index.lock import writer_lock
+    from funes.sync.scrub import unclean_files
+
+    with writer_lock():
+        return f"cleaned {len(unclean_files(fix=True))} file(s)"
