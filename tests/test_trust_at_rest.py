@@ -62,6 +62,7 @@ def test_scrub_and_doctor_find_what_an_older_funes_left_in_resume_points_and_not
     # What an older funes wrote: the open turn as read, a curation note from an unscrubbed row.
     (resume,) = (funes_home() / "state.resume").glob("*.json")
     token = json.loads(resume.read_text())
+    assert token.pop("_clean") == 1  # the mark of a resume point written cleaned
     block = token["carry"]["open"]["blocks"][0]
     block[1] += f" with {TOKEN} {PRIVATE}"
     resume.write_text(json.dumps(token))
@@ -70,7 +71,8 @@ def test_scrub_and_doctor_find_what_an_older_funes_left_in_resume_points_and_not
     notes.write_text(f"project acme/widgets\ninclude sess-old 2   # 2026-01-01 use {TOKEN}\n")
 
     check = _doctor_check("text at rest")
-    assert not check["ok"] and "2 file(s)" in check["detail"], check
+    assert check["status"] == "fail", check
+    assert "1 curation file(s)" in check["detail"] and "1 resume point(s)" in check["detail"]
     done = funes("scrub")
     assert done.returncode == 0, done.stderr
     assert "cleaned 2 file(s)" in done.stdout

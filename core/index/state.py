@@ -211,22 +211,50 @@ def clean_text(text: str) -> str:
     return redact(strip_private(text))[0]
 
 
+# The first key of a resume point written cleaned (`stored_resume`): a file without it was
+# written by an older funes, which stored the open turn as read.
+CLEANED = "_clean"
+_CLEANED_HEAD = b'{"_clean": 1'
+
+
 def stored_resume(resume: dict[str, Any]) -> dict[str, Any]:
     """What rests on disk of a resume point: the open turn it carries (in full, since later
     records may add to it) cleaned as the memory's rows are, so no file holds what the memory
-    does not. A turn resumed from it comes back cleaned, which the rows are anyway."""
+    does not, marked as cleaned. A turn resumed from it comes back cleaned, which the rows
+    are anyway; the mark is no key any reader asks for."""
     from funes.traces.assemble import clean_resume_token
 
-    return clean_resume_token(resume, clean_text)
+    token = {key: value for key, value in resume.items() if key != CLEANED}
+    return {CLEANED: 1, **clean_resume_token(token, clean_text)}
+
+
+def resume_points(state: Path | None = None) -> list[Path]:
+    """The resume point files beside the state file `state` (default: the local memory's)."""
+    folder = _resume_dir(state or state_path())
+    return sorted(folder.glob("*.json")) if folder.is_dir() else []
+
+
+def uncleaned_resume_points(state: Path | None = None) -> list[Path]:
+    """Resume points an older funes wrote (no mark): they may hold an open turn as read. Cheap
+    (the first bytes of each file), for `funes doctor`; `unclean_resume_points` reads them."""
+    found = []
+    for file in resume_points(state):
+        try:
+            with file.open("rb") as handle:
+                if handle.read(len(_CLEANED_HEAD)) != _CLEANED_HEAD:
+                    found.append(file)
+        except OSError:
+            continue
+    return found
 
 
 def unclean_resume_points(state: Path | None = None, *, fix: bool = False) -> list[Path]:
     """The resume points (beside the state file `state`, default the local memory's) that hold
     what `stored_resume` takes out: written by a funes that stored the open turn as read. With
-    `fix`, each is rewritten cleaned (the caller holds the writer lock)."""
-    folder = _resume_dir(state or state_path())
+    `fix`, each unmarked one is rewritten cleaned and marked (the caller holds the writer
+    lock)."""
     found = []
-    for file in sorted(folder.glob("*.json")) if folder.is_dir() else []:
+    for file in uncleaned_resume_points(state):
         try:
             token = json.loads(file.read_text())
         except (OSError, ValueError):
@@ -234,10 +262,10 @@ def unclean_resume_points(state: Path | None = None, *, fix: bool = False) -> li
         if not isinstance(token, dict):
             continue
         cleaned = stored_resume(token)
-        if cleaned != token:
+        if {k: v for k, v in cleaned.items() if k != CLEANED} != token:
             found.append(file)
-            if fix:
-                _write_atomic(file, cleaned)
+        if fix:
+            _write_atomic(file, cleaned)
     return found
 
 
