@@ -81,3 +81,19 @@ def test_scrub_and_doctor_find_what_an_older_funes_left_in_resume_points_and_not
     assert "include sess-old 2" in notes.read_text()  # the decision stays
     assert _doctor_check("text at rest")["ok"]
     assert "already clean" in funes("scrub").stdout
+
+
+def test_doctor_fix_cleans_a_resume_point_an_older_funes_wrote() -> None:
+    claude_transcript("sess-fix", ["Deploy it", "Deploying the QUOLLDEPLOY build now"])
+    assert funes("index", "--all").returncode == 0
+    (resume,) = (funes_home() / "state.resume").glob("*.json")
+    token = json.loads(resume.read_text())
+    del token["_clean"]
+    token["carry"]["open"]["blocks"][0][1] += f" with {TOKEN}"
+    resume.write_text(json.dumps(token))
+    assert _doctor_check("text at rest")["status"] == "warn"  # counted, not read
+
+    funes("doctor", "--fix")
+    assert files_holding(funes_home(), TOKEN) == []
+    assert "QUOLLDEPLOY" in resume.read_text()
+    assert _doctor_check("text at rest")["ok"]
