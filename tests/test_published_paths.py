@@ -91,7 +91,7 @@ def test_pushed_paths_carry_no_user_name_and_no_secret(hub, monkeypatch, tmp_pat
         by_session["sess-gh"]["source_path"]
         == "~/.claude/projects/[REDACTED:workdir]/sess-gh.jsonl"
     )
-    assert report.held.rows == 0
+    assert report.held.rows == 0 and report.held.paths_redacted == 2
     # The local memory keeps the paths as recorded.
     local = {
         r["session_id"]: r["workdir"] for r in store.scan(["session_id", "workdir"]).to_pylist()

@@ -301,12 +301,14 @@ def _gate(rows: Any, outgoing: Any) -> tuple[Any, HeldBack]:
     # secret is published redacted, or its row is held back when the redaction is not clean.
     paths = publish_paths(outgoing)
     held.by_kind.update(paths.by_kind)
+    held.paths_redacted = paths.redacted
     keep = []
     for row, path_clean in zip(outgoing.select(cols[:3]).to_pylist(), paths.keep, strict=True):
         key = block_key(row)
         kept = key not in dirty and path_clean
         if not kept:
             held.rows += 1
+            held.path_rows += not path_clean
             held.sessions.add(key[0])
         keep.append(kept)
     return paths.rows.filter(pa.array(keep, pa.bool_())), held
