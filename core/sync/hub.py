@@ -77,13 +77,20 @@ def bound_requests() -> None:
     global _bounded
     if _bounded:
         return
-    from huggingface_hub import set_client_factory
-    from huggingface_hub.utils._http import default_client_factory
+    try:
+        from huggingface_hub import set_client_factory
+    except ImportError:  # a huggingface_hub before 1.0 has no client factory to bound
+        return
 
     def bounded_client() -> Any:
         import httpx2
 
-        client = default_client_factory()
+        try:  # the library's own client (its offline check and headers), bounded
+            from huggingface_hub.utils._http import default_client_factory
+
+            client = default_client_factory()
+        except ImportError:
+            client = httpx2.Client(follow_redirects=True)
         client.timeout = httpx2.Timeout(REQUEST_TIMEOUT_S, connect=CONNECT_TIMEOUT_S)
         return client
 
