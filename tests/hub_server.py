@@ -6,6 +6,7 @@ tree listing, preupload, the LFS batch API (basic transfer + verify, pre-signed 
 NDJSON commits guarded by `parentCommit` (412 when stale), and file resolve with `ETag`,
 `X-Repo-Commit`, `X-Linked-Etag`/`X-Linked-Size` and a redirect to a CDN URL for LFS files,
 and the history tools: super-squash of a branch, listing and permanently deleting LFS files.
+`go_silent` turns it into a Hub that accepts and never answers.
 Errors carry the headers the client turns into typed exceptions (`X-Error-Code: RepoNotFound`).
 
 Every request is recorded in `HubServer.requests`, so tests can count network use, and
@@ -87,6 +88,10 @@ class HubState:
         self.tree_page_size = 1000
         self.lfs_bytes_received = 0
         self.connections: set[Any] = set()  # open client sockets, cut when the server stops
+        # A Hub that accepts every connection and request and answers none (`go_silent`):
+        # requests wait on this until the server stops.
+        self.silent = False
+        self.stopped = threading.Event()
 
     def create_repo(self, repo_id: str, private: bool) -> None:
         with self.lock:
@@ -151,8 +156,14 @@ class HubServer:
     def fail_next(self, method: str, path_regex: str, status: int) -> None:
         self.state.fail_next.append((method, path_regex, status))
 
+    def go_silent(self) -> None:
+        """From now on accept every connection and read every request, but never answer (a Hub
+        or proxy that hangs); `stop` lets the waiting handlers go."""
+        self.state.silent = True
+
     def stop(self) -> None:
         """Go away as a real outage does: kept-alive connections are cut too."""
+        self.state.stopped.set()
         self.httpd.shutdown()
         self.httpd.server_close()
         with self.state.lock:
@@ -232,6 +243,11 @@ class HubHandler(BaseHTTPRequestHandler):
         self.body = self._read_body()
         with self.state.lock:
             self.state.requests.append((method, path))
+        if self.state.silent:
+            self.state.stopped.wait()
+            self.close_connection = True
+            return
+        with self.state.lock:
             for i, (m, regex, status) in enumerate(self.state.fail_next):
                 if m == method and re.search(regex, path):
                     del self.state.fail_next[i]

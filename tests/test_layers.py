@@ -25,7 +25,17 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("index", ("funes.index",)),
     ("traces", ("funes.traces",)),
     # `funes` itself: its __version__
-    ("base", ("funes.model", "funes.paths", "funes.lance", "funes.memory_spec", "funes")),
+    (
+        "base",
+        (
+            "funes.model",
+            "funes.paths",
+            "funes.lance",
+            "funes.memory_spec",
+            "funes.safe_text",
+            "funes",
+        ),
+    ),
 )
 
 # Known upward imports, each with why it stays for now. Keep this short.

@@ -154,3 +154,31 @@ def test_mcp_get_answers_every_hermes_hit_as_recall_named_it(corpus) -> None:
     for result in results:
         assert result.is_error is False, result.content[0].text
         assert result.content[0].text.startswith("funes get: session 20261129_")
+
+
+async def _recall_and_get(env: dict[str, str]) -> list[str]:
+    params = StdioServerParameters(command=sys.executable, args=["-m", "funes.cli", "mcp"], env=env)
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        texts = []
+        for name, arguments in (
+            ("recall", {"query": "clipboard title escape"}),
+            ("get", {"session_id": "s-esc-01", "turn_uuid": "0"}),
+            ("timeline", {"session_id": "s-esc-01"}),
+        ):
+            texts.append((await session.call_tool(name, arguments)).content[0].text)
+        return texts
+
+
+@pytest.mark.slow
+def test_mcp_answers_carry_no_terminal_escapes() -> None:
+    """OSC 52 (a clipboard write) and OSC 2 (a window title) in a transcript never reach the
+    model's client through recall, get or timeline (issue 31, item 10)."""
+    from recall_fixtures import turn
+
+    evil = "clipboard title escape \x1b]52;c;ZXZpbA==\x07 and \x1b]2;owned\x07 done \x9b31m"
+    build_memory([turn("s-esc-01", "e1", 0, evil)])
+    texts = anyio.run(_recall_and_get, {**os.environ, "FUNES_RERANKER": "none"})
+    for text in texts:
+        assert "clipboard title escape" in text or "funes timeline" in text
+        assert "\x1b" not in text and "\x07" not in text and "\x9b" not in text

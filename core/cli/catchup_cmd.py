@@ -7,6 +7,7 @@ import json
 import click
 
 from funes.cli.options import memory_option, reading_memory
+from funes.safe_text import strip_controls
 
 
 @click.command("catchup")
@@ -39,6 +40,6 @@ def command(session: str, max_tokens: int, memory: str | None, as_json: bool) ->
     with reading_memory():
         digest = build_catchup(session, memory, max_tokens=max_tokens)
     if as_json:
-        click.echo(json.dumps(catchup_json(digest), ensure_ascii=False, indent=2))
+        click.echo(strip_controls(json.dumps(catchup_json(digest), ensure_ascii=False, indent=2)))
         return
-    click.echo(format_catchup(digest, max_tokens), nl=False)
+    click.echo(strip_controls(format_catchup(digest, max_tokens)), nl=False)

@@ -44,7 +44,9 @@ def command(
     leave a tombstone so re-indexing the transcripts never brings it back.
 
     \b
-    The rows are deleted from disk (not only marked), with their second-pass vectors.
+    The rows are deleted from disk (not only marked), with the curation notes and resume
+    points that name them. --session takes the sessions that came out of it too, to any
+    depth (subagents, a compression chain), also ones split off later.
     --project also keeps future sessions in that folder out of the memory.
     A running index is waited for (up to 2 minutes); a forget that cannot
     finish changes nothing. A --session no row has is an error.

@@ -8,6 +8,7 @@ import click
 from funes.cli.options import memories_option, output_format, output_options, reading_memory
 from funes.retrieve.get import DEFAULT_WINDOW
 from funes.retrieve.reading import DEFAULT_MAX_CHARS
+from funes.safe_text import strip_controls
 
 
 @click.command("get")
@@ -86,7 +87,7 @@ def command(
     chosen = output_format(fmt, as_json)
     if chosen != "agent":
         render = {"json": format_get_json, "human": format_get_human}[chosen]
-        click.echo(render(result), nl=False)
+        click.echo(strip_controls(render(result)), nl=False)
         return
     reading = Reading(
         max_chars=None if full else max_chars,
@@ -97,4 +98,4 @@ def command(
         window=window,
         memory=memory[0] if len(memory) == 1 else "",
     )
-    click.echo(format_get_agent(result, reading), nl=False)
+    click.echo(strip_controls(format_get_agent(result, reading)), nl=False)

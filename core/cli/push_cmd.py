@@ -73,7 +73,9 @@ def command(memory: str, yes: bool, purge_history: bool, as_json: bool) -> None:
                         "blocks": held.blocks,
                         "by_kind": dict(held.by_kind),
                         "sessions": sorted(held.sessions),
+                        "rows_for_paths": held.path_rows,
                     },
+                    "paths_redacted": held.paths_redacted,
                 },
                 indent=2,
             )
@@ -102,12 +104,27 @@ def command(memory: str, yes: bool, purge_history: bool, as_json: bool) -> None:
             f"({purged.rows_kept} rows), history squashed, {purged.lfs_deleted} stored file(s) "
             f"deleted (commit {purged.commit})"
         )
+    if held.paths_redacted and not as_json:
+        click.echo(
+            f"  {held.paths_redacted} path(s) held a secret: published redacted "
+            "(the local memory keeps them as recorded)"
+        )
     if held.rows and not as_json:
         sessions = ", ".join(sorted(s[:8] for s in held.sessions))
         verb = "nothing published — held back" if report.everything_held else "⚠ held back"
-        click.echo(
-            f"{report.uri}: {verb} {held.rows} row(s) in {held.blocks} block(s) with secrets "
-            f"({held.summary()}; sessions {sessions}) — run `funes scrub`, then push again"
-        )
+        text_rows = held.rows - held.path_rows
+        if text_rows:
+            click.echo(
+                f"{report.uri}: {verb} {text_rows} row(s) in {held.blocks} block(s) with "
+                f"secrets ({held.summary()}; sessions {sessions}) — run `funes scrub`, then "
+                "push again"
+            )
+        if held.path_rows:
+            click.echo(
+                f"{report.uri}: {verb if not text_rows else '⚠ held back'} {held.path_rows} "
+                f"row(s) whose working directory or transcript path holds a secret that cannot "
+                f"be redacted ({held.summary()}; sessions {sessions}) — `funes forget --session "
+                "ID` takes such a session out for good"
+            )
     if report.everything_held:
         sys.exit(2)

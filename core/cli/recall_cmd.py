@@ -7,6 +7,7 @@ import click
 from funes.cli.options import filter_options, memories_option, output_format, output_options
 from funes.retrieve.pipeline import DEFAULT_CANDIDATES, DEFAULT_K, DEFAULT_NEIGHBORS
 from funes.retrieve.recency import DEFAULT_HALF_LIFE_DAYS
+from funes.safe_text import strip_controls
 
 
 @click.command("recall")
@@ -97,7 +98,7 @@ def command(
         ) from None
     chosen = output_format(fmt, as_json)
     if chosen == "agent":
-        click.echo(format_agent(result, max_tokens=max_tokens), nl=False)
+        click.echo(strip_controls(format_agent(result, max_tokens=max_tokens)), nl=False)
         return
     render = {"json": format_json, "human": format_human}[chosen]
-    click.echo(render(result), nl=False)
+    click.echo(strip_controls(render(result)), nl=False)

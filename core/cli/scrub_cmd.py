@@ -11,6 +11,7 @@ def command() -> None:
 
     \b
     A block with a secret is redacted when the redaction scans clean afterwards, else dropped.
+    The files kept beside the rows (resume points, curation notes) are cleaned as the rows are.
     Run it when `funes push` held rows back, then push again. Transcripts and remote memories
     are never changed.
     """
@@ -26,7 +27,14 @@ def command() -> None:
     except (LockBusy, ScannerFailed) as err:
         raise click.ClickException(str(err)) from None
     if report.clean:
-        click.echo(f"memory is already clean ({report.rows} chunks)")
+        click.echo(f"memory is already clean ({report.rows} chunks; resume points and notes too)")
+        return
+    if report.files:
+        click.echo(
+            f"cleaned {len(report.files)} file(s) that held what the memory does not "
+            "(resume points, curation notes): credentials redacted, private spans out"
+        )
+    if not report.redacted_blocks and not report.dropped_blocks:
         return
     line = (
         f"scrubbed: redacted {report.redacted_secrets} secret(s) in {report.redacted_blocks} "

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import click
 
 from funes.cli.options import filter_options, memory_option, reading_memory
+from funes.safe_text import strip_controls
 
 if TYPE_CHECKING:
     from funes.inspect.sessions import SessionSummary
@@ -68,14 +69,14 @@ def command(
             memory, harness=harness, project=project, since=since, until=until, limit=limit
         )
     if as_json:
-        click.echo(format_sessions_json(found), nl=False)
+        click.echo(strip_controls(format_sessions_json(found)), nl=False)
         return
     if not plain and _interactive() and found:
         _pick(found)
         return
     filtered = any((harness, project, since, until))
     more = bool(limit) and len(found) == limit
-    click.echo(format_sessions_human(found, more=more, filtered=filtered), nl=False)
+    click.echo(strip_controls(format_sessions_human(found, more=more, filtered=filtered)), nl=False)
 
 
 def _interactive() -> bool:
@@ -92,4 +93,4 @@ def _pick(found: list[SessionSummary]) -> None:
         click.echo("cancelled", err=True)
         return
     width = shutil.get_terminal_size((100, 24)).columns
-    click.echo("\n".join(preview(chosen, width)))
+    click.echo(strip_controls("\n".join(preview(chosen, width))))

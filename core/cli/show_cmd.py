@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from funes.cli.options import memory_option, output_format, output_options, reading_memory
+from funes.safe_text import strip_controls
 
 
 @click.command("show")
@@ -34,4 +35,4 @@ def command(session: str, memory: str | None, as_json: bool, fmt: str | None) ->
     render = {"json": format_show_json, "human": format_show_human, "agent": format_show_agent}[
         output_format(fmt, as_json)
     ]
-    click.echo(render(view), nl=False)
+    click.echo(strip_controls(render(view)), nl=False)

@@ -6,6 +6,7 @@ import click
 
 from funes.cli.options import memories_option, reading_memory
 from funes.retrieve.timeline import DEFAULT_AROUND, MAX_AROUND
+from funes.safe_text import strip_controls
 
 
 @click.command("timeline")
@@ -57,6 +58,7 @@ def command(
     with reading_memory():
         timeline = timeline_many(memory, session_id, turn or around_turn, around=steps)
     if as_json:
-        click.echo(json.dumps(asdict(timeline), ensure_ascii=False, indent=2))
+        click.echo(strip_controls(json.dumps(asdict(timeline), ensure_ascii=False, indent=2)))
         return
-    click.echo(format_timeline(timeline, memory[0] if len(memory) == 1 else ""), nl=False)
+    text = format_timeline(timeline, memory[0] if len(memory) == 1 else "")
+    click.echo(strip_controls(text), nl=False)

@@ -8,6 +8,9 @@ Each unit's resume point (offsets, the record ids and open turns a reader carrie
 the state's bytes, 17 of 21 MB for a 10k-file history) lives in a file of its own beside it
 (`state.resume/`), read only when that unit is read again and written only when it moved: a
 hook's turn rewrites one small file and a compact `state.json`, not the whole history's state.
+A resume point carries a transcript's open turn in full; it is written cleaned as the rows are
+(`stored_resume`: private spans out, credentials redacted), so no file holds what the memory
+does not.
 """
 
 from __future__ import annotations
@@ -179,7 +182,7 @@ class IndexState:
         for key in sorted(self.dirty):
             unit = self.units.get(key)
             if unit is not None and unit.resume is not None:
-                _write_atomic(_resume_file(path, key), unit.resume)
+                _write_atomic(_resume_file(path, key), stored_resume(unit.resume))
                 # Read back from its file if the unit is read again: a first index of a long
                 # history would otherwise hold every unit's resume point (~6 KB each) in memory.
                 unit.resume = None
@@ -198,6 +201,72 @@ class IndexState:
             "units": units,
         }
         _write_atomic(path, payload)
+
+
+def clean_text(text: str) -> str:
+    """Text as the memory stores it: private spans out, then credentials redacted."""
+    from funes.index.privacy import strip_private
+    from funes.index.redact import redact
+
+    return redact(strip_private(text))[0]
+
+
+# The first key of a resume point written cleaned (`stored_resume`): a file without it was
+# written by an older funes, which stored the open turn as read.
+CLEANED = "_clean"
+_CLEANED_HEAD = b'{"_clean": 1'
+
+
+def stored_resume(resume: dict[str, Any]) -> dict[str, Any]:
+    """What rests on disk of a resume point: the open turn it carries (in full, since later
+    records may add to it) cleaned as the memory's rows are, so no file holds what the memory
+    does not, marked as cleaned. A turn resumed from it comes back cleaned, which the rows
+    are anyway; the mark is no key any reader asks for."""
+    from funes.traces.assemble import clean_resume_token
+
+    token = {key: value for key, value in resume.items() if key != CLEANED}
+    return {CLEANED: 1, **clean_resume_token(token, clean_text)}
+
+
+def resume_points(state: Path | None = None) -> list[Path]:
+    """The resume point files beside the state file `state` (default: the local memory's)."""
+    folder = _resume_dir(state or state_path())
+    return sorted(folder.glob("*.json")) if folder.is_dir() else []
+
+
+def uncleaned_resume_points(state: Path | None = None) -> list[Path]:
+    """Resume points an older funes wrote (no mark): they may hold an open turn as read. Cheap
+    (the first bytes of each file), for `funes doctor`; `unclean_resume_points` reads them."""
+    found = []
+    for file in resume_points(state):
+        try:
+            with file.open("rb") as handle:
+                if handle.read(len(_CLEANED_HEAD)) != _CLEANED_HEAD:
+                    found.append(file)
+        except OSError:
+            continue
+    return found
+
+
+def unclean_resume_points(state: Path | None = None, *, fix: bool = False) -> list[Path]:
+    """The resume points (beside the state file `state`, default the local memory's) that hold
+    what `stored_resume` takes out: written by a funes that stored the open turn as read. With
+    `fix`, each unmarked one is rewritten cleaned and marked (the caller holds the writer
+    lock)."""
+    found = []
+    for file in uncleaned_resume_points(state):
+        try:
+            token = json.loads(file.read_text())
+        except (OSError, ValueError):
+            continue  # unreadable: its unit is read again from the start, the file rewritten
+        if not isinstance(token, dict):
+            continue
+        cleaned = stored_resume(token)
+        if {k: v for k, v in cleaned.items() if k != CLEANED} != token:
+            found.append(file)
+        if fix:
+            _write_atomic(file, cleaned)
+    return found
 
 
 def _write_atomic(path: Path, payload: Any) -> None:

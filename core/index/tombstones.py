@@ -113,10 +113,13 @@ def forgotten_ids(keys: Iterable[str]) -> set[str]:
 class TurnGate:
     """Which turns an indexing run may store, and with private spans stripped."""
 
-    def __init__(self, tombstones: list[Tombstone]) -> None:
+    def __init__(self, tombstones: list[Tombstone], memory: str | None = None) -> None:
         self.sessions = {
             s for t in tombstones if t.kind == "session" for s in [t.value, *t.sessions]
         }
+        # The memory_key() a session found to descend from a forgotten one is recorded for (a
+        # tombstone of its own, so its later turns stay out too); None: not recorded.
+        self.memory = memory
         self.folders = [t.value for t in tombstones if t.kind == "project"]
         befores = [t.value for t in tombstones if t.kind == "before"]
         self.before = max(befores) if befores else ""
@@ -125,14 +128,26 @@ class TurnGate:
 
     @classmethod
     def for_memory(cls, memory: str | Path | None) -> TurnGate:
-        return cls(for_memory(memory_key(memory)))
+        key = memory_key(memory)
+        return cls(for_memory(key), key)
 
     def forgotten(self, turn: Turn) -> bool:
-        return (
-            turn.session_id in self.sessions
-            or any(in_folder(turn.workdir, folder) for folder in self.folders)
-            or bool(self.before and turn.ts and turn.ts < self.before)
+        if turn.session_id in self.sessions:
+            return True
+        if turn.parent_uuid in self.sessions:
+            # A session started from a forgotten one (a subagent, a Hermes compression split:
+            # its first turn names the parent session) carries its words: forgotten with it,
+            # to any depth, also when it is first seen after the forget.
+            self._forget_descendant(turn.session_id)
+            return True
+        return any(in_folder(turn.workdir, folder) for folder in self.folders) or bool(
+            self.before and turn.ts and turn.ts < self.before
         )
+
+    def _forget_descendant(self, session: str) -> None:
+        self.sessions.add(session)
+        if self.memory is not None:
+            save(Tombstone(memory=self.memory, kind="session", value=session, sessions=[session]))
 
     def admit(self, turns: Iterable[Turn]) -> list[Turn]:
         """`turns` minus forgotten ones, private spans stripped (in place) from the rest."""

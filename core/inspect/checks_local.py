@@ -553,3 +553,47 @@ def _start_worker() -> str:
         return "the worker is already running"
     spawn_worker()
     return "started the queue worker"
+
+
+def at_rest_checks() -> list[Check]:
+    """Files beside the rows (resume points, curation notes) hold nothing the rows would not:
+    no credential, no private span. An older funes stored a transcript's open turn as read; its
+    resume points carry no mark and are counted without being read (reading them all takes
+    long: `funes scrub` does)."""
+    from funes.index.state import uncleaned_resume_points
+    from funes.project.curate import unclean_notes
+
+    old = uncleaned_resume_points()
+    notes = unclean_notes()
+    if not old and not notes:
+        return [Check("text at rest", True, "resume points and curation notes hold no secrets")]
+    home = funes_home()
+    found = [*notes, *old]
+    names = ", ".join(str(p.relative_to(home)) for p in found[:3])
+    more = f" and {len(found) - 3} more" if len(found) > 3 else ""
+    parts = []
+    if notes:
+        parts.append(f"{len(notes)} curation file(s) hold a credential or private text")
+    if old:
+        parts.append(
+            f"{len(old)} resume point(s) written by an older funes may hold a transcript's "
+            "last turn unredacted"
+        )
+    return [
+        Check(
+            "text at rest",
+            False,
+            f"{'; '.join(parts)} ({names}{more})",
+            "run `funes scrub` (or `funes doctor --fix`): it cleans them as the rows are",
+            repair=_clean_files_repair,
+            warn=not notes,
+        )
+    ]
+
+
+def _clean_files_repair() -> str:
+    from funes.index.lock import writer_lock
+    from funes.sync.scrub import unclean_files
+
+    with writer_lock():
+        return f"cleaned {len(unclean_files(fix=True))} file(s)"

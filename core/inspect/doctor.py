@@ -66,6 +66,7 @@ def probes(deep: bool = False) -> list[Probe]:
         checks_retention.retention_checks,
         checks_local.lock_checks,
         checks_local.queue_checks,
+        checks_local.at_rest_checks,
         (lambda: checks_agents.agent_checks(deep=True)) if deep else checks_agents.agent_checks,
         checks_remote.remote_checks,
     ]

@@ -12,6 +12,8 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from funes.safe_text import strip_controls
+
 # funes.retrieve.reading.DEFAULT_MAX_CHARS, spelled out: importing funes.retrieve here would
 # load lancedb before `initialize` is answered (tests/test_mcp.py checks they agree).
 GET_MAX_CHARS = 2000
@@ -106,7 +108,7 @@ def build_server(default_memory: str | None = None) -> Any:
             )
         except Exception as error:  # the model gets one readable line, never a traceback
             return tool_error(f"recall error: {_one_line(error)}")
-        return format_agent(result, max_tokens=max_tokens)
+        return strip_controls(format_agent(result, max_tokens=max_tokens))
 
     server.tool(name="recall", description=RECALL_DESCRIPTION)(_with_filters(recall_tool))
 
@@ -140,7 +142,7 @@ def build_server(default_memory: str | None = None) -> Any:
             result = get_many(memory_for(memory), session_id, turn_uuid, window=reading.window)
         except Exception as error:
             return tool_error(f"get error: {_one_line(error)}")
-        return format_get_agent(result, reading)
+        return strip_controls(format_get_agent(result, reading))
 
     @server.tool(name="timeline", description=TIMELINE_DESCRIPTION)
     def timeline_tool(
@@ -158,7 +160,7 @@ def build_server(default_memory: str | None = None) -> Any:
             )
         except Exception as error:
             return tool_error(f"timeline error: {_one_line(error)}")
-        return format_timeline(timeline, memory or "")
+        return strip_controls(format_timeline(timeline, memory or ""))
 
     @server.tool(name="catchup", description=CATCHUP_DESCRIPTION)
     def catchup_tool(session_id: str, max_tokens: int = 1500, memory: str | None = None) -> str:
@@ -174,7 +176,7 @@ def build_server(default_memory: str | None = None) -> Any:
             )
         except Exception as error:
             return tool_error(f"catchup error: {_one_line(error)}")
-        return format_catchup(digest, max_tokens)
+        return strip_controls(format_catchup(digest, max_tokens))
 
     @server.tool(name="status", description=STATUS_DESCRIPTION)
     def status_tool(memory: str | None = None) -> str:

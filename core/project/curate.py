@@ -287,3 +287,59 @@ def pending_note(uri: str) -> list[str]:
     if pending:
         line += f": {len(pending)} session(s) pending review — run `funes curate {uri}`"
     return [line]
+
+
+def _curation_files() -> list[Path]:
+    folder = funes_home() / "curation"
+    return sorted(folder.glob("*.txt")) if folder.is_dir() else []
+
+
+def _rewrite(path: Path, lines: list[str]) -> None:
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text("".join(lines))
+    os.replace(tmp, path)
+
+
+def unclean_notes(*, fix: bool = False) -> list[Path]:
+    """Curation files whose notes (a session's first words, for the reader) hold what the memory
+    would not store (a credential, a private span): an older funes wrote them from rows it
+    later scrubbed. With `fix`, their notes are cleaned as rows are."""
+    from funes.index.state import clean_text
+
+    found = []
+    for path in _curation_files():
+        try:
+            lines = path.read_text().splitlines(keepends=True)
+        except OSError:
+            continue
+        cleaned = []
+        for line in lines:
+            body, hash_, note = line.partition("#")
+            cleaned.append(body + hash_ + clean_text(note) if hash_ and body.strip() else line)
+        if cleaned != lines:
+            found.append(path)
+            if fix:
+                _rewrite(path, cleaned)
+    return found
+
+
+def forget_decisions(sessions: set[str]) -> int:
+    """Take every line naming one of `sessions` (its id and first words) out of the curation
+    files; return how many went. For `funes forget`: a decision about a forgotten session has
+    nothing left to decide."""
+    removed = 0
+    for path in _curation_files():
+        try:
+            lines = path.read_text().splitlines(keepends=True)
+        except OSError:
+            continue
+        kept = []
+        for line in lines:
+            parts = line.partition("#")[0].split()
+            named = len(parts) >= 2 and parts[0] in ("include", "exclude") and parts[1] in sessions
+            if not named:
+                kept.append(line)
+        if len(kept) != len(lines):
+            removed += len(lines) - len(kept)
+            _rewrite(path, kept)
+    return removed

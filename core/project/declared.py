@@ -9,7 +9,8 @@ directory, up to the checkout's root):
 or, in a Python project, the same key under `[tool.funes]` in pyproject.toml. A value is a Hub
 memory (`ORG/REPO`, `hf://datasets/…`) or a folder inside the repository, relative to the file (a
 memory committed with the code); a path leading out of it is refused, so a repository cannot
-point an agent at another place on your disk. `FUNES_NO_REPO_MEMORY=1` turns the lookup off.
+point an agent at another place on your disk (symbolic links are followed before the check, and a
+declared folder holding one is refused). `FUNES_NO_REPO_MEMORY=1` turns the lookup off.
 
 The declared memories are added to the memories read when none is named (`--memory` or a call's
 `memory` argument replaces them): a new clone needs nothing but `funes add <agent>` once.
@@ -79,10 +80,30 @@ def _resolve(value: str, path: Path) -> str:
 
     if value.startswith("hf://") or (is_remote_spec(value) and not (path.parent / value).exists()):
         return value
-    folder = os.path.normpath(path.parent.absolute() / value)
-    if value.startswith(("/", "~")) or not Path(folder).is_relative_to(path.parent.absolute()):
+    outside = DeclarationError(
+        f"{path}: memory {value!r} is outside the repository; use ORG/REPO or a folder inside it"
+    )
+    if value.startswith(("/", "~")):
+        raise outside
+    # Resolved, symlinks followed: a link committed in the repository (`memory -> ~/.funes`)
+    # must not lead out of it, and the folder opened is the one checked.
+    here = path.parent.resolve()
+    folder = (here / value).resolve()
+    if not folder.is_relative_to(here):
+        raise outside
+    link = _symlink_inside(folder)
+    if link is not None:
         raise DeclarationError(
-            f"{path}: memory {value!r} is outside the repository; use ORG/REPO or a folder "
-            "inside it"
+            f"{path}: memory {value!r} holds a symbolic link ({link}); a declared memory must "
+            "be plain files inside the repository"
         )
-    return folder
+    return str(folder)
+
+
+def _symlink_inside(folder: Path) -> Path | None:
+    """The first symbolic link under `folder` (a data file linked to one outside it), if any."""
+    for root, dirs, files in os.walk(folder):
+        for name in [*dirs, *files]:
+            if (Path(root) / name).is_symlink():
+                return Path(root) / name
+    return None

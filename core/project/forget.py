@@ -5,7 +5,7 @@ run stores a matching turn), then the rows are removed, all under the writer loc
 that fails takes the tombstone back. Removing is more than a Lance delete,
 which only marks rows deleted: the fragments that held them are rewritten without them, the
 full-text index is rebuilt, and every older version is pruned, so the text is gone from disk.
-Second-pass vectors of the removed passages are dropped too (they are keyed by text hash).
+Curation notes naming a removed session are taken out, and resume points that carried it.
 """
 
 from __future__ import annotations
@@ -62,7 +62,7 @@ def plan(
     key = memory_key(memory)
     store, label, remote = _open(memory, key)
     value = _value(kind, raw, store, now)
-    where = _where(kind, value, _subagents(store, value) if kind == "session" else [])
+    where = _where(kind, value, _descendants(store, value) if kind == "session" else [])
     rows: list[dict[str, Any]] = []
     if store is not None and where:
         rows = store.scan(["id", "session_id", "text"], where=where).to_pylist()
@@ -132,6 +132,7 @@ def _remove(forget_plan: ForgetPlan, locked: bool) -> None:
             with contextlib.nullcontext() if locked else writer_lock(wait_s=LOCK_WAIT_S):
                 purge_rows(forget_plan.store, forget_plan.ids)
                 _forget_resume_points(forget_plan)
+                _forget_decisions(forget_plan)
         else:
             from funes.memory_spec import parse_remote_spec
             from funes.project.published import read_state, write_state
@@ -156,6 +157,14 @@ def _forget_resume_points(forget_plan: ForgetPlan) -> None:
     state = IndexState.load(state_path(Path(forget_plan.store.path)))
     if state.forget_resume_points(set(forget_plan.sessions)):
         state.save()
+
+
+def _forget_decisions(forget_plan: ForgetPlan) -> None:
+    """Curation decisions name a session and quote its first words: take out those about the
+    forgotten sessions (a Hub copy's forget leaves this machine's sessions, and them, alone)."""
+    from funes.project.curate import forget_decisions
+
+    forget_decisions(set(forget_plan.sessions))
 
 
 def purge_rows(store: Any, ids: list[str]) -> None:
@@ -224,9 +233,15 @@ def _prune(table: Any) -> None:
     lock, and readers open the latest version per call."""
     import warnings
 
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # "removes every version except the latest": the point
-        table.optimize(cleanup_older_than=timedelta(0), delete_unverified=True)
+    # An optimize prunes before it folds the rows into the indexes, a step that commits a
+    # version of its own (and leaves the index folders the pruned ones used): run it again until
+    # one version is left; the second run has nothing to fold, so it commits nothing.
+    for _ in range(3):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # "removes every version except the latest": the point
+            table.optimize(cleanup_older_than=timedelta(0), delete_unverified=True)
+        if len(table.list_versions()) <= 1:
+            return
 
 
 def _not_in(column: Any, values: set[str]) -> Any:
@@ -292,14 +307,22 @@ def _resolve_session(prefix: str, store: Any) -> str:
     return found[0]
 
 
-def _subagents(store: Any, session: str) -> list[str]:
-    """Sessions of subagents a session started: their first turn names it as parent."""
+def _descendants(store: Any, session: str) -> list[str]:
+    """The sessions a session led to, to any depth: its subagents' and a Hermes compression
+    chain's (s1 ← s2 ← s3), each of whose first turn names the session before as its parent.
+    A later session carries its parent's words (a compression summary, a delegated task)."""
     if store is None:
         return []
     from funes.index.store import sql_quote
 
-    rows = store.scan(["session_id"], where=f"seq = 0 AND parent_uuid = {sql_quote(session)}")
-    return sorted(set(rows.column("session_id").to_pylist()) - {session})
+    found: set[str] = set()
+    frontier = {session}
+    while frontier:
+        parents = ", ".join(sql_quote(s) for s in sorted(frontier))
+        rows = store.scan(["session_id"], where=f"seq = 0 AND parent_uuid IN ({parents})")
+        frontier = set(rows.column("session_id").to_pylist()) - found - {session, None}
+        found |= frontier
+    return sorted(found)
 
 
 def _where(kind: str, value: str, subagents: list[str]) -> str:

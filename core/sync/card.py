@@ -13,7 +13,9 @@ STATS_CLOSE = "<!-- /funes:stats -->"
 # What `funes.sync.published_paths` does to every pushed row, said where readers look.
 PATHS_NOTE = (
     "Paths (`workdir`, `source_path`) are published relative to the home folder they were "
-    "recorded in\n(`~/code/shop`), so no user name or home layout leaves the machine."
+    "recorded in\n(`~/code/shop`, and `~-code-shop` where an agent spelled the folder into a "
+    "name), so no user name or home\nlayout leaves the machine; they pass the same secret gate "
+    "as the text."
 )
 
 

@@ -69,6 +69,10 @@ class HeldBack:
     blocks: int = 0
     by_kind: Counter[str] = field(default_factory=Counter)
     sessions: set[str] = field(default_factory=set)
+    # Where a session ran (funes.sync.published_paths): rows held for a path with a secret that
+    # does not redact clean, and paths published redacted.
+    path_rows: int = 0
+    paths_redacted: int = 0
 
     def summary(self) -> str:
         """`AWS×2, PrivateKey×1`, sorted by kind."""

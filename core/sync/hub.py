@@ -3,6 +3,12 @@ what they mean for a memory (offline, missing, no token, token rejected, read-on
 
 The endpoint is read from `HF_ENDPOINT` at call time, so a process (or a test) can point it at
 another Hub after `huggingface_hub` was imported.
+
+Every request is bounded: `huggingface_hub`'s shared client waits forever by default (a Hub that
+accepts a connection and never answers hung recall until it was killed), so funes gives it a
+connect and a read timeout, and the head check a reader makes before recall (one small request)
+a short one of its own: a Hub that does not answer in `FUNES_HUB_TIMEOUT_S` seconds (default 5)
+is reported offline, and recall answers from the copy cached here and the other memories.
 """
 
 from __future__ import annotations
@@ -45,6 +51,53 @@ class PushConflict(HubError):
     """The remote moved since it was read (HTTP 412/409): re-read and retry."""
 
 
+# Any request: connecting, and each wait for bytes (a push's commit may take the Hub a while).
+CONNECT_TIMEOUT_S = 10.0
+REQUEST_TIMEOUT_S = 60.0
+# The head check a read makes: one small answer, so a silent Hub is given up on quickly.
+DEFAULT_CHECK_TIMEOUT_S = 5.0
+
+
+def check_timeout_s() -> float:
+    """`FUNES_HUB_TIMEOUT_S`: how long a reader waits for the Hub's head (connect, then answer)."""
+    raw = os.environ.get("FUNES_HUB_TIMEOUT_S", "").strip()
+    try:
+        value = float(raw) if raw else DEFAULT_CHECK_TIMEOUT_S
+    except ValueError:
+        return DEFAULT_CHECK_TIMEOUT_S
+    return value if value > 0 else DEFAULT_CHECK_TIMEOUT_S
+
+
+_bounded = False
+
+
+def bound_requests() -> None:
+    """Give `huggingface_hub`'s shared client connect and read timeouts (once per process; it has
+    none by default). Requests that carry their own timeout (downloads) keep it."""
+    global _bounded
+    if _bounded:
+        return
+    try:
+        from huggingface_hub import set_client_factory
+    except ImportError:  # a huggingface_hub before 1.0 has no client factory to bound
+        return
+
+    def bounded_client() -> Any:
+        import httpx2
+
+        try:  # the library's own client (its offline check and headers), bounded
+            from huggingface_hub.utils._http import default_client_factory
+
+            client = default_client_factory()
+        except ImportError:
+            client = httpx2.Client(follow_redirects=True)
+        client.timeout = httpx2.Timeout(REQUEST_TIMEOUT_S, connect=CONNECT_TIMEOUT_S)
+        return client
+
+    set_client_factory(bounded_client)
+    _bounded = True
+
+
 @dataclass(frozen=True)
 class RemoteFile:
     path: str  # path in the repo
@@ -68,6 +121,7 @@ class HubRemote:
     def __init__(self, spec: RemoteSpec, token: str | None = None) -> None:
         from huggingface_hub import HfApi
 
+        bound_requests()
         self.spec = spec
         self.token = token or hub_token()
         self.api = HfApi(endpoint=hub_endpoint(), token=self.token)
@@ -85,6 +139,10 @@ class HubRemote:
         uri = self.spec.uri
         try:
             yield
+        except httpx2.TimeoutException as err:
+            raise HubOffline(
+                f"the Hub did not answer in time to {action} {uri} ({type(err).__name__})"
+            ) from err
         # hf_hub_download reports an unreachable Hub as LocalEntryNotFoundError (no cached copy).
         except (OfflineModeIsEnabled, httpx2.TransportError, LocalEntryNotFoundError) as err:
             raise HubOffline(
@@ -120,12 +178,31 @@ class HubRemote:
     # -- reads ----------------------------------------------------------------------------------
 
     def head(self) -> str:
-        """The commit `main` points at: one cheap request, no retries."""
-        with self._translated("read"):
-            refs = self.api.list_repo_refs(self.spec.repo_id, repo_type="dataset")
-        for branch in refs.branches:
-            if branch.name == "main":
-                return branch.target_commit
+        """The commit `main` points at: one cheap request (the one `list_repo_refs` makes), no
+        retries, given up after `check_timeout_s()` to connect and as long to answer."""
+        import httpx2
+        from huggingface_hub.utils import build_hf_headers, get_session, hf_raise_for_status
+
+        wait = check_timeout_s()
+        try:
+            with self._translated("read"):
+                response = get_session().get(
+                    f"{hub_endpoint()}/api/datasets/{self.spec.repo_id}/refs",
+                    headers=build_hf_headers(token=self.token),
+                    timeout=httpx2.Timeout(wait),
+                )
+                hf_raise_for_status(response)
+                branches = response.json().get("branches") or []
+        except HubOffline as err:
+            if isinstance(err.__cause__, httpx2.TimeoutException):
+                raise HubOffline(
+                    f"the Hub did not answer within {wait:g} s (FUNES_HUB_TIMEOUT_S) for "
+                    f"{self.spec.uri}"
+                ) from err.__cause__
+            raise
+        for branch in branches:
+            if isinstance(branch, dict) and branch.get("name") == "main":
+                return str(branch.get("targetCommit") or "")
         raise HubError(f"{self.spec.uri} has no main branch")
 
     def info(self) -> Any:

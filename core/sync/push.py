@@ -29,7 +29,7 @@ from funes.project.published import honour_tombstones, record_published, tombsto
 from funes.sync.card import CardStats, plan_card
 from funes.sync.gate import HeldBack, block_key, find_dirty_blocks, reassemble_blocks
 from funes.sync.hub import HubError, HubRemote, PushConflict, RepoMissing
-from funes.sync.published_paths import home_relative_rows
+from funes.sync.published_paths import home_relative_rows, publish_paths
 from funes.sync.remote import SHARD_FOLDER, RemoteCache, record_push, sync_cache
 
 MAX_ATTEMPTS = 10
@@ -297,14 +297,21 @@ def _gate(rows: Any, outgoing: Any) -> tuple[Any, HeldBack]:
     held = HeldBack(blocks=len(dirty))
     for kinds in dirty.values():
         held.by_kind.update(set(kinds))
+    # Where each row ran goes through the gate too (and out home-relative): a path with a
+    # secret is published redacted, or its row is held back when the redaction is not clean.
+    paths = publish_paths(outgoing)
+    held.by_kind.update(paths.by_kind)
+    held.paths_redacted = paths.redacted
     keep = []
-    for row in outgoing.select(cols[:3]).to_pylist():
+    for row, path_clean in zip(outgoing.select(cols[:3]).to_pylist(), paths.keep, strict=True):
         key = block_key(row)
-        if key in dirty:
+        kept = key not in dirty and path_clean
+        if not kept:
             held.rows += 1
+            held.path_rows += not path_clean
             held.sessions.add(key[0])
-        keep.append(key not in dirty)
-    return outgoing.filter(pa.array(keep, pa.bool_())), held
+        keep.append(kept)
+    return paths.rows.filter(pa.array(keep, pa.bool_())), held
 
 
 def _write_shard(path_in_repo: Callable[[str], str], clean: Any, folder: Path) -> tuple[str, Path]:

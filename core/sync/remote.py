@@ -192,14 +192,17 @@ def open_remote_memory(spec: str) -> OpenedMemory:
         remote = HubRemote(remote_spec)
         try:
             head = remote.head()
-        except HubOffline:
+        except HubOffline as error:
+            # Said either way: the other memories answered meanwhile (recall reads them at once).
             if cache.has_copy():
-                notes.append(f"remote {uri} unreachable — recalling from the copy cached here")
+                notes.append(
+                    f"remote {uri} unreachable ({error}) — recalling from the copy cached here"
+                )
             else:
                 raise RemoteUnreachable(
-                    f"memory {spec} is unreachable (no network or Hub) and has no copy on this "
-                    f"machine: go online once (any read with --memory {spec} caches it), or "
-                    "pass a local folder as --memory"
+                    f"memory {spec} is unreachable ({error}) and has no copy on this machine: "
+                    f"go online once (any read with --memory {spec} caches it), or pass a local "
+                    "folder as --memory"
                 ) from None
         else:
             sync_cache(cache, remote, head)

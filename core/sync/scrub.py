@@ -4,7 +4,8 @@ Each block is reassembled and scanned by the same gate as push. A dirty block is
 the built-in redactor; the redaction is kept only if the gate then finds nothing, in which case
 the block is re-split (same coordinate ids) and re-embedded; otherwise every row of the block is
 dropped. The replacement is one `merge_insert` commit, so a crash leaves the old rows intact.
-Transcripts and remotes are never touched.
+The files funes keeps beside the rows that quote them (resume points, curation notes) are
+cleaned as the rows are. Transcripts and remotes are never touched.
 """
 
 from __future__ import annotations
@@ -28,20 +29,38 @@ class ScrubReport:
     dropped_rows: int = 0
     by_kind: Counter[str] = field(default_factory=Counter)
     lead_ins: int = 0  # lead-ins (funes.index.lead_in) redacted or cleared
+    files: list[str] = field(default_factory=list)  # files beside the rows, cleaned
 
     @property
     def clean(self) -> bool:
-        return self.redacted_blocks == 0 and self.dropped_blocks == 0
+        return self.redacted_blocks == 0 and self.dropped_blocks == 0 and not self.files
+
+
+def unclean_files(path: Path | None = None, *, fix: bool = False) -> list[Path]:
+    """Files funes keeps beside the memory at `path` (default: the local one) that hold text its
+    rows would not (a credential, a private span): resume points and curation notes an older
+    funes wrote. With `fix`, each is rewritten cleaned. `funes doctor` asks, `scrub` fixes."""
+    from funes.index.state import state_path, unclean_resume_points
+    from funes.project.curate import unclean_notes
+
+    found = unclean_resume_points(state_path(path), fix=fix)
+    if path is None:  # curation notes belong to the local memory's sessions
+        found += unclean_notes(fix=fix)
+    return found
 
 
 def scrub(path: Path | None = None) -> ScrubReport:
     from funes.index.lock import writer_lock
-    from funes.index.store import ChunkStore
+    from funes.index.store import ChunkStore, memory_exists
+    from funes.paths import local_memory_dir
 
     with writer_lock():
+        files = [str(f) for f in unclean_files(path, fix=True)]
+        if files and not memory_exists(path or local_memory_dir()):
+            return ScrubReport(files=files)
         store = ChunkStore.open(path)
         rows = store.scan(list(store.table.schema.names)).to_pylist()
-        report = ScrubReport(rows=len(rows))
+        report = ScrubReport(rows=len(rows), files=files)
         dirty = find_dirty_blocks(reassemble_blocks(rows))
         if not dirty:
             return report

@@ -11,6 +11,9 @@ turn_uuid and seq and its earlier blocks at the same indices, followed by the ne
 
 from __future__ import annotations
 
+import hashlib
+import re
+from collections.abc import Callable
 from dataclasses import fields
 from typing import Any
 
@@ -137,6 +140,56 @@ def add_assistant_content(
             assembler.remember_tool(call_id, name)
             text = render_tool_input(item.get(arguments_key)) or str(name or "")
             assembler.add(turn, "tool_use", text, tool_name=name, tool_use_id=call_id)
+
+
+def text_digest(text: str) -> str:
+    """What a resume token keeps of a text it only compares with a later one (a prompt written
+    twice, a reasoning a message repeats): a hash, never the words, which rest on disk."""
+    return hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+# Texts a source keeps in its own state only to compare with later ones (Codex's recent
+# prompts, Copilot's last reasoning): kept as `text_digest`s; older resume points hold words.
+_COMPARED_TEXTS = ("prompts", "reasoning")
+_DIGEST = re.compile(r"[0-9a-f]{16}")
+
+
+def clean_resume_token(token: dict[str, Any], clean: Callable[[str], str]) -> dict[str, Any]:
+    """`token` (a source's resume token, its assembler's state under "carry") as it may rest on
+    disk: the text of each block of the open turn passed through `clean` (redaction, private
+    spans), the texts a source only compares replaced by their digests. The open turn comes back
+    from it cleaned, and cleaning cleaned text changes nothing, so the rows stored from it are
+    the same; a digest compares as the words did."""
+    carry = token.get("carry")
+    if not isinstance(carry, dict):
+        return token
+    carry = dict(carry)
+    opened = carry.get("open")
+    if isinstance(opened, dict) and isinstance(opened.get("blocks"), list):
+        text_at = _BLOCK_FIELDS.index("text")
+        blocks = []
+        for block in opened["blocks"]:
+            if isinstance(block, list) and len(block) > text_at and isinstance(block[text_at], str):
+                block = [*block[:text_at], clean(block[text_at]), *block[text_at + 1 :]]
+            blocks.append(block)
+        carry["open"] = {**opened, "blocks": blocks}
+    extra = carry.get("extra")
+    if isinstance(extra, dict) and any(key in extra for key in _COMPARED_TEXTS):
+        extra = dict(extra)
+        for key in _COMPARED_TEXTS:
+            value = extra.get(key)
+            if isinstance(value, list):
+                extra[key] = [_as_digest(v) for v in value]
+            elif isinstance(value, str):
+                extra[key] = _as_digest(value)
+        carry["extra"] = extra
+    return {**token, "carry": carry}
+
+
+def _as_digest(value: Any) -> Any:
+    if not isinstance(value, str) or _DIGEST.fullmatch(value):
+        return value
+    return text_digest(value)
 
 
 def _turn_to_json(turn: Turn) -> dict[str, Any]:

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from funes.paths import codex_home
-from funes.traces.assemble import TurnAssembler
+from funes.traces.assemble import TurnAssembler, text_digest
 from funes.traces.base import FileSource, ReadResult, Resume
 from funes.traces.incremental import read_incrementally
 from funes.traces.text import decode_object, flatten_content, iso_utc, render_tool_input
@@ -152,10 +152,12 @@ def _prompt(
     normal = " ".join((text if words is None else words).split())
     if not normal:
         return
+    # Hashes (older resume points hold the words): the resume point rests on disk.
     recent: list[str] = assembler.extra.setdefault("prompts", [])
-    if normal in recent:
+    digest = text_digest(normal)
+    if digest in recent or normal in recent:
         return
-    recent.append(normal)
+    recent.append(digest)
     assembler.close()
     assembler.add(_start(assembler, uuid, ts, "user"), "text", text)
 

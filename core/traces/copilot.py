@@ -27,7 +27,7 @@ from typing import Any
 
 from funes.model import Turn
 from funes.paths import copilot_home
-from funes.traces.assemble import TurnAssembler
+from funes.traces.assemble import TurnAssembler, text_digest
 from funes.traces.base import FileSource, ReadResult, Resume
 from funes.traces.incremental import read_incrementally
 from funes.traces.text import iso_utc, render_tool_input
@@ -64,12 +64,17 @@ def _handle_record(
     elif kind == "assistant.reasoning":
         turn = _turn(assembler, record, line_no, "assistant")
         assembler.add(turn, "thinking", data.get("content"))
-        state["reasoning"] = data.get("content")  # the next message may repeat it
+        # The next message may repeat it; a hash, as the resume point rests on disk.
+        state["reasoning"] = _digest(data.get("content"))
     elif kind == "tool.execution_complete":
         _tool_result(assembler, record, line_no, data)
     elif kind == "session.compaction_complete":
         turn = _turn(assembler, record, line_no, "system")
         assembler.add(turn, "text", data.get("summaryContent"), note="compaction")
+
+
+def _digest(text: Any) -> str | None:
+    return text_digest(text) if isinstance(text, str) else None
 
 
 def _object(value: Any) -> dict[str, Any]:
@@ -94,8 +99,9 @@ def _assistant(
 ) -> None:
     turn = _turn(assembler, record, line_no, "assistant")
     note = "subagent" if data.get("parentToolCallId") else None
-    if data.get("reasoningText") != assembler.extra.pop("reasoning", None):
-        assembler.add(turn, "thinking", data.get("reasoningText"))
+    reasoning, repeated = data.get("reasoningText"), assembler.extra.pop("reasoning", None)
+    if repeated not in (_digest(reasoning), reasoning):  # (older resume points hold the words)
+        assembler.add(turn, "thinking", reasoning)
     assembler.add(turn, "text", data.get("content"), note=note)
     for request in data.get("toolRequests") or []:
         if not isinstance(request, dict):
