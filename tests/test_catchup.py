@@ -5,6 +5,7 @@ packed into --max-tokens."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from click.testing import CliRunner
 from recall_fixtures import build_memory, turn
@@ -112,3 +113,93 @@ def test_cli_prints_the_digest_and_json_and_an_unknown_session_is_one_line() -> 
     missing = CliRunner().invoke(main, ["catchup", "nope"])
     assert missing.exit_code == 1
     assert missing.output == "Error: session nope not found in this memory\n"
+
+
+CODEX_INTERRUPTED = "019a93b9-f380-7600-98ff-940e6b99603c"
+
+
+def test_an_interrupted_codex_session_names_its_unfinished_plan_step(corpus: Path) -> None:
+    from funes.index.indexer import index
+
+    index([next((corpus / "codex").glob(f"*{CODEX_INTERRUPTED}.jsonl"))])
+    text = format_catchup(build_catchup(CODEX_INTERRUPTED[:8]))
+    assert "│ stopped mid-work: it ended on the output of shell, with no reply after it" in text
+    assert (
+        "│ unfinished plan step: Implement necessary code updates so handleLocalChat issues "
+        "OpenAI-compatible LM Studio requests" in text
+    )
+    assert "│ not started: Run targeted checks" in text
+    assert "│ [completed] Inspect existing LM Studio integration points" in text
+    # Its `ls: cannot access` and `rg: src: … No such file` were look-ups, not failures.
+    assert "No such file" not in text and "cannot access" not in text
+    assert text.index("plan (seq") < text.index("stopped (seq")  # it ends on where it stopped
+
+
+T = "c4tchup0-0002"
+
+
+def _long_session() -> None:
+    """A compacted session: its summary, then asks with acknowledgements, a repeated reply, a
+    look-up that found nothing and a real failure, and a todo list left half done."""
+    turns = [
+        turn(T, "u0", 0, "/clear"),
+        turn(T, "u1", 1, "Port the billing job to the new queue."),
+        turn(T, "a1", 2, "All checks pass.", role="assistant"),
+        turn(
+            T,
+            "s1",
+            3,
+            "Summary: billing moved to the queue; retries still use the old cron.",
+            role="system",
+        ),
+    ]
+    seq = 4
+    for n in range(10):
+        turns.append(turn(T, f"q{n}", seq, f"Now rename handler number {n} to worker {n}."))
+        turns.append(turn(T, f"r{n}", seq + 1, f"Renamed handler {n}.", role="assistant"))
+        seq += 2
+    turns += [
+        turn(T, "ok1", seq, "ok"),
+        turn(T, "ok2", seq + 1, "👍", role="assistant"),
+        turn(
+            T,
+            "g1",
+            seq + 2,
+            "[tool_result Bash] grep: queue/old.py: No such file or directory",
+            role="user",
+            block_type="tool_result",
+            tool_name="Bash",
+        ),
+        turn(
+            T,
+            "t1",
+            seq + 3,
+            "[tool_use TodoWrite] [completed] Move billing\n[in_progress] Move retries\n"
+            "[pending] Drop the cron",
+            role="assistant",
+            block_type="tool_use",
+            tool_name="TodoWrite",
+        ),
+        turn(T, "u9", seq + 4, "Thanks. Check the retries too."),
+        turn(T, "a9", seq + 5, "All checks pass.", role="assistant"),
+        turn(T, "u10", seq + 6, "yes"),
+    ]
+    build_memory(turns)
+
+
+def test_catchup_carries_the_summary_latest_asks_and_plan_and_drops_noise() -> None:
+    _long_session()
+    text = format_catchup(build_catchup(T, max_tokens=400), 400)
+    assert "│ Summary: billing moved to the queue; retries still use the old cron." in text
+    assert "│ Port the billing job to the new queue." in text  # the first ask
+    assert "│ Thanks. Check the retries too." in text  # the latest ask
+    assert "│ Now rename handler number 9 to worker 9." in text  # recent asks before older ones
+    assert "handler number 0 " not in text
+    assert "│ [in_progress] Move retries" in text
+    assert "│ 1 of 3 step(s) not done" not in text and "│ 2 of 3 step(s) not done" in text
+    # Acknowledgements are neither asks nor conclusions; a reply said twice is quoted once;
+    # a grep that found no file is no error.
+    assert "│ ok" not in text and "│ yes" not in text and "👍" not in text
+    assert text.count("│ All checks pass.") == 1
+    assert "No such file" not in text
+    assert "stopped mid-work" not in text  # it ended on a reply
