@@ -20,13 +20,14 @@ from funes.retrieve.filters import Filters, quote_sql
 from funes.retrieve.formats import short_time
 from funes.retrieve.get import GetResult, resolve_session
 from funes.retrieve.handles import session_handles
+from funes.retrieve.said import is_slash_command, request_text, strip_wrappers
+from funes.retrieve.subagents import is_warmup
 
 # Columns a summary needs; the text column (most of a memory's bytes) is read only for the first
 # prompts of the sessions actually listed.
 _SUMMARY_COLUMNS = ["session_id", "harness", "workdir", "repo", "source_path", "ts", "turn_uuid"]
 _SUMMARY_COLUMNS += ["seq", "role", "block_type"]
 # A subagent's session names the session that started it as its first turn's `parent_uuid`.
-_FIRST_TURNS = "seq = 0 AND parent_uuid IS NOT NULL"
 PROMPT_CHARS = 200
 # Up to this many sessions, first prompts are read with one `session_id IN (...)` filter.
 PROMPT_BATCH = 300
@@ -51,6 +52,10 @@ class SessionSummary:
     # How output names the session: a prefix no other session of the memory has (at least 8
     # characters; funes.retrieve.handles), accepted by `funes show` and `funes get`.
     handle: str = ""
+    # A subagent whose parent's transcript is not in the memory: `parent` names it, unlinked.
+    stray: bool = False
+    # Claude Code's `Warmup` probe: a subagent with nothing to read, left out of the page.
+    warmup: bool = False
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -128,6 +133,7 @@ class SessionPage:
     subagents: int  # subagent sessions that match, shown under their parents
     offset: int
     limit: int
+    warmups: int = 0  # Claude Code `Warmup` subagents, left out
 
 
 def session_page(
@@ -139,9 +145,13 @@ def session_page(
     project: str | None = None,
     since: str | None = None,
     until: str | None = None,
+    text: str = "",
     now: datetime | None = None,
 ) -> SessionPage:
-    """Sessions `offset` to `offset + limit` of `memory` (subagents nested under their parents).
+    """Sessions `offset` to `offset + limit` of `memory`: subagents nested under their parents,
+    stray subagents (parent not in the memory) kept together under the first of them, Claude
+    Code's `Warmup` subagents left out (counted). `text` keeps the sessions whose title,
+    project, agent or id contain it (any case).
 
     Raises ValueError for a bad filter and MemoryNotFound when there is no memory.
     """
@@ -150,20 +160,48 @@ def session_page(
     filters = Filters.build(harness=harness, project=project, since=since, until=until, now=now)
     store = open_memory(memory).store
     found = matching_sessions(store, filters)
+    _fill_first_prompts(store, [s for s in found if s.parent])
+    warmups = sum(1 for s in found if s.warmup)
+    found = [s for s in found if not s.warmup]
+    if text:
+        _fill_first_prompts(store, [s for s in found if not s.parent])
+        needle = text.lower()
+        found = [s for s in found if needle in _haystack(s)]
     kept = {s.session_id for s in found}
-    tops = [s for s in found if s.parent not in kept]
+    tops: list[SessionSummary] = []
     children: dict[str, list[SessionSummary]] = {}
+    for summary in found:
+        if summary.parent in kept:
+            continue
+        if summary.stray and summary.parent in children:
+            children[summary.parent].append(summary)  # with the other strays of its parent
+            continue
+        tops.append(summary)
+        if summary.stray:
+            children[summary.parent] = []
     for summary in reversed(found):  # oldest first under each parent
         if summary.parent in kept:
             children.setdefault(summary.parent, []).append(summary)
     rows = []
     for top in tops[offset : offset + limit]:
-        rows += [top, *children.get(top.session_id, [])]
+        key = top.parent if top.stray else top.session_id
+        rows += [top, *children.get(key, [])]
     _fill_first_prompts(store, rows)
     _set_handles(store, rows)
     return SessionPage(
-        rows=rows, total=len(tops), subagents=len(found) - len(tops), offset=offset, limit=limit
+        rows=rows,
+        total=len(tops),
+        subagents=len(found) - len(tops),
+        offset=offset,
+        limit=limit,
+        warmups=warmups,
     )
+
+
+def _haystack(summary: SessionSummary) -> str:
+    return " ".join(
+        (summary.first_prompt, summary.workdir, summary.repo, summary.harness, summary.session_id)
+    ).lower()
 
 
 def _summaries(table: Any) -> list[SessionSummary]:
@@ -211,23 +249,30 @@ def _summaries(table: Any) -> list[SessionSummary]:
 
 
 def _link_subagents(store: Any, summaries: list[SessionSummary]) -> None:
-    """Each subagent's parent and each parent's subagents, among `summaries` (a first turn's
-    `parent_uuid` that names no session there is a turn id: no link)."""
+    """Each subagent's parent and each parent's subagents, among `summaries`. A subagent whose
+    parent is not in the memory (Claude Code's `agent-*.jsonl` beside an empty session file)
+    is stray: it names its parent, and no parent lists it. A first turn's `parent_uuid` that
+    names no session and belongs to no subagent is a turn id: no link."""
+    from funes.retrieve.subagents import is_subagent_id, parents
+
     if not summaries:
         return
     by_id = {s.session_id: s for s in summaries}
-    rows = store.scan(["session_id", "parent_uuid"], where=_FIRST_TURNS).to_pylist()
-    for row in rows:
-        child, parent = by_id.get(row["session_id"]), by_id.get(row["parent_uuid"])
-        if child is None or parent is None or parent is child or child.parent:
+    for child_id, parent_id in parents(store).items():
+        child, parent = by_id.get(child_id), by_id.get(parent_id)
+        if child is None or child.parent or parent is child:
             continue
-        child.parent = parent.session_id
-        parent.subagents.append(child.session_id)
+        if parent is not None:
+            child.parent = parent.session_id
+            parent.subagents.append(child.session_id)
+        elif is_subagent_id(child_id):
+            child.parent, child.stray = parent_id, True
 
 
 def _fill_first_prompts(store: Any, summaries: list[SessionSummary]) -> None:
-    """The first thing the user typed in each session: the first user text block that is not
-    harness boilerplate (`<environment_context>`, `<command-name>`…), else the first one."""
+    """What each session is about: the first thing the user asked (harness wrappers, slash
+    commands, acknowledgements and `Warmup` skipped: funes.retrieve.said), else the first user
+    text there is (a session that is only `/init` is titled so)."""
     if not summaries:  # an empty `IN ()` is not SQL
         return
     by_id = {s.session_id: s for s in summaries}
@@ -241,16 +286,25 @@ def _fill_first_prompts(store: Any, summaries: list[SessionSummary]) -> None:
         where = f"session_id IN ({ids}) AND {user_text}"
     rows = store.scan(columns, where=where).to_pylist()
     rows.sort(key=lambda r: (r["session_id"], r["seq"], r["block_idx"]))
-    chosen: dict[str, str] = {}
+    chosen: dict[str, str] = {}  # the first real request
+    fallback: dict[str, str] = {}  # else the first text (a slash command, `Warmup`)
     for row in rows:
-        if row["session_id"] not in by_id:
+        session_id = row["session_id"]
+        if session_id not in by_id or session_id in chosen:
             continue
-        text = " ".join((row["text"] or "")[: PROMPT_CHARS * 4].split())
-        current = chosen.get(row["session_id"])
-        if current is None or (current.startswith("<") and text and not text.startswith("<")):
-            chosen[row["session_id"]] = text
-    for session_id, text in chosen.items():
+        text = (row["text"] or "")[: PROMPT_CHARS * 4]
+        asked = request_text(text)
+        if asked:
+            chosen[session_id] = asked
+        elif text.strip() and session_id not in fallback:
+            fallback[session_id] = " ".join(strip_wrappers(text).split()) or " ".join(text.split())
+    for session_id, text in fallback.items():
+        if is_slash_command(text):  # nothing asked: say so rather than title it `/model`
+            fallback[session_id] = f"no request · {text}"
+    for session_id, text in {**fallback, **chosen}.items():
         by_id[session_id].first_prompt = _clip(text, PROMPT_CHARS)
+        if by_id[session_id].parent and is_warmup(text):
+            by_id[session_id].warmup = True
 
 
 def _clip(text: str, limit: int) -> str:
@@ -296,12 +350,14 @@ def _one_summary(store: Any, session: str) -> tuple[SessionSummary, Any]:
 
 def _link_family(store: Any, summary: SessionSummary) -> None:
     """The parent and the subagents of one session, looked up in `store`."""
+    from funes.retrieve.subagents import is_subagent_id, parents
+
     this = quote_sql(summary.session_id)
-    first = store.scan(["parent_uuid"], where=f"session_id = {this} AND {_FIRST_TURNS}")
-    for parent in first.column("parent_uuid").to_pylist():
-        if parent != summary.session_id and store.count(f"session_id = {quote_sql(parent)}"):
-            summary.parent = parent
-            break
+    parent = parents(store, [summary.session_id]).get(summary.session_id, "")
+    if parent and store.count(f"session_id = {quote_sql(parent)}"):
+        summary.parent = parent
+    elif parent and is_subagent_id(summary.session_id):
+        summary.parent, summary.stray = parent, True
     rows = store.scan(["session_id"], where=f"parent_uuid = {this} AND session_id != {this}")
     summary.subagents = sorted(set(rows.column("session_id").to_pylist()))
 

@@ -108,11 +108,15 @@ def sessions(memory: str | None, params: Params) -> dict[str, Any]:
 
     limit = _int(params, "limit", 100, 1, 5000)
     offset = _int(params, "offset", 0, 0, 10**9)
-    page = session_page(memory, offset=offset, limit=limit, **_filters(params, SESSION_FILTERS))
+    text = (params.get("q") or "").strip()
+    page = session_page(
+        memory, offset=offset, limit=limit, text=text, **_filters(params, SESSION_FILTERS)
+    )
     return {
         "sessions": [s.as_dict() for s in page.rows],
         "total": page.total,
         "subagents": page.subagents,
+        "warmups": page.warmups,
         "offset": page.offset,
         "limit": page.limit,
     }
