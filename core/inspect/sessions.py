@@ -204,6 +204,31 @@ def _haystack(summary: SessionSummary) -> str:
     ).lower()
 
 
+def sessions_saying(store: Any, query: str, limit: int = 20_000) -> dict[str, int]:
+    """Session id → how many of its chunks hold every word of `query`, through the memory's
+    full-text index (what was said, tool output included; not only titles). Empty when the
+    query has no word or the memory has no full-text index."""
+    from lancedb.query import FullTextOperator, MatchQuery
+
+    if not query.split():
+        return {}
+    # Every word must appear; what the user typed is words to find, not query syntax.
+    match: Any = MatchQuery(query, "text", operator=FullTextOperator.AND)  # type: ignore[call-arg]
+    try:
+        rows = (
+            store.table.search(match, query_type="fts")
+            .select(["session_id", "_score"])
+            .limit(limit)
+            .to_list()
+        )
+    except Exception:  # no full-text index (yet): the caller matches on the list's own text
+        return {}
+    found: dict[str, int] = {}
+    for row in rows:
+        found[row["session_id"]] = found.get(row["session_id"], 0) + 1
+    return found
+
+
 def _summaries(table: Any) -> list[SessionSummary]:
     """One summary per session of `table` (rows of _SUMMARY_COLUMNS), prompts still empty."""
     import pyarrow as pa
@@ -426,24 +451,78 @@ def _header(summary: SessionSummary) -> str:
     )
 
 
-def format_show_human(view: SessionView, width: int | None = None) -> str:
+def format_show_human(view: SessionView, width: int | None = None, *, colour: bool = False) -> str:
+    """A whole session for a person: each turn under a `── time · role · seq ──` rule, each
+    tool block under one label (`▸ Bash` for a call, `◂ Bash output` for its result), an edit
+    as a diff, a file read without its line-number arrows, a plan as a checklist, harness
+    wrappers left out, a compaction summary labelled. `colour`: ANSI styles for a terminal."""
+    from funes.inspect.terminal import style
+
     width = width or min(shutil.get_terminal_size((100, 24)).columns, 120)
-    lines = [_header(view.summary)]
+
+    def paint(text: str, *names: str) -> str:
+        return style(text, *names) if colour else text
+
+    lines = [paint(_header(view.summary), "bold")]
     if view.summary.source_path:
         lines.append(f"source: {view.summary.source_path}")
     lines += [f"note: {n}" for n in view.result.notes]
+    role_colour = {"user": "green", "assistant": "blue", "system": "magenta", "tool": "yellow"}
     for turn in view.result.turns:
         lines.append("")
-        lines.append(f"── {short_time(turn.ts)} · {turn.role or '-'} · seq {turn.seq} ──")
+        rule = f"── {short_time(turn.ts)} · {turn.role or '-'} · seq {turn.seq} ──"
+        lines.append(paint(rule, role_colour.get(turn.role, "dim"), "bold"))
         for block in turn.blocks:
-            if block.block_type != "text":
-                kind = (
-                    f"{block.block_type} {block.tool_name}" if block.tool_name else block.block_type
-                )
-                lines.append(f"[{kind}]")
-            for paragraph in block.text.splitlines() or [""]:
+            label, body = _show_block(turn.role, block.block_type, block.tool_name, block.text)
+            if label:
+                lines.append(paint(label, "yellow" if "▸" in label or "◂" in label else "magenta"))
+            for paragraph in body.splitlines() or [""]:
+                if colour and paragraph[:1] in "+-" and label.startswith("▸") and "diff" in label:
+                    lines.append(paint(paragraph, "green" if paragraph[0] == "+" else "red"))
+                    continue
                 lines += _wrap(paragraph, width)
     return "\n".join(lines) + "\n"
+
+
+def _show_block(role: str, block_type: str, tool_name: str | None, text: str) -> tuple[str, str]:
+    """(its label, "" for plain text; its body) of one block as `funes show` prints it."""
+    from funes.inspect.render import tool_label_removed
+    from funes.inspect.tools import (
+        checklist,
+        edit_diff,
+        is_edit,
+        is_plan,
+        is_read,
+        without_line_numbers,
+    )
+    from funes.retrieve.said import is_compaction, strip_wrappers
+
+    body = tool_label_removed(block_type, tool_name, text)
+    name = tool_name or "tool"
+    if block_type == "tool_use":
+        if is_edit(tool_name):
+            diff = edit_diff(body)
+            if diff is not None:
+                return f"▸ {name} {diff[0]} (diff)", "\n".join(diff[1])
+        if is_plan(tool_name):
+            steps = checklist(body)
+            if steps:
+                marks = {"completed": "[x]", "in_progress": "[>]"}
+                return f"▸ {name}", "\n".join(
+                    f"{marks.get(st, '[ ]')} {step}" for st, step in steps
+                )
+        return f"▸ {name}", body
+    if block_type == "tool_result":
+        numbered = is_read(tool_name) or is_edit(tool_name)
+        return f"◂ {name} output", without_line_numbers(body) if numbered else body
+    if block_type == "thinking":
+        return "(thinking)", body
+    if is_compaction(body, role):
+        return "(compaction summary)", body
+    if role == "user":
+        cleaned = strip_wrappers(body)
+        return "", cleaned if cleaned else body
+    return "", body
 
 
 def _wrap(paragraph: str, width: int) -> list[str]:
