@@ -89,3 +89,37 @@ def test_the_picker_finds_reads_and_copies_a_session_in_tmux(
     _wait(tmux, "Enter resume")
     tmux("send-keys", "-t", "picker", "Escape")
     _wait(tmux, "picker-exited-0")
+
+
+def test_show_on_a_terminal_pages_in_colour_with_one_label_per_tool(
+    corpus: Path, tmux: Callable[..., str]
+) -> None:
+    from funes.inspect.sessions import format_show_human, show_session
+
+    index([corpus / CODERABBIT])
+    text = format_show_human(show_session(SESSION), width=100)
+    assert "[tool_use" not in text and "[tool_result" not in text  # labels not doubled
+    todo = text.index("▸ TodoWrite\n")
+    assert text[todo:].split("\n")[1:4] == [
+        "[>] Read current pyproject.toml configuration",
+        "[ ] Update pyproject.toml to use Hatchling and fix module references",
+        "[ ] Test UV tool installation",
+    ]
+    assert "▸ Edit /Users/dain/workspace/coderabbit-review-helper/pyproject.toml (diff)\n" in text
+    assert '\n-requires = ["setuptools>=45", "wheel"]\n' in text
+    assert '\n+requires = ["hatchling"]\n' in text
+    assert "→" not in text.split("◂ Read output", 1)[1].split("──", 1)[0]  # no `  12→` prefixes
+    assert "\x1b[" not in text and "\x1b[32m+requires" in format_show_human(
+        show_session(SESSION), width=100, colour=True
+    )
+    command = (
+        f"env -u COLUMNS -u LINES -u PAGER {sys.executable} -m funes.cli show cb2e607c; "
+        "echo show-exited-$?; sleep 60"
+    )
+    tmux("-f", "/dev/null", "new-session", "-d", "-s", "picker", "-x", "120", "-y", "30", command)
+    screen = _wait(tmux, "session cb2e607c-c758-415a-8b45-c49e4631906a ·")
+    assert screen.rstrip().splitlines()[-1].startswith(":")  # less waits: the session is paged
+    colours = tmux("capture-pane", "-p", "-e", "-t", "picker")
+    assert "\x1b[1m" in colours or "\x1b[32m" in colours or "\x1b[34m" in colours
+    tmux("send-keys", "-t", "picker", "q")
+    _wait(tmux, "show-exited-0")
