@@ -33,7 +33,8 @@ _CONTEXT = re.compile(
     r"<(" + "|".join(re.escape(t) for t in _CONTEXT_TAGS) + r")>.*?(?:</\1>|$)", re.DOTALL
 )
 # Any other wrapper tag at the text's start (`<bash-input>`): the tag goes, the words stay.
-_EDGE_TAG = re.compile(r"</?[a-z][\w-]*>")
+# Only harness-style names (`bash-input`, `user_prompt`): `<script>` a person typed is text.
+_EDGE_TAG = re.compile(r"</?[a-z]+[-_][\w-]*>")
 # A slash command as the parsers store it (`/clear`, `/model opus`), not a pasted path (`/var/x`).
 _SLASH = re.compile(r"^/[A-Za-z][\w:.-]*(?:\s|$)")
 # Turns the harness writes in the user's name.
