@@ -68,7 +68,7 @@ def block_html(block_type: str, tool_name: str | None, text: str, role: str = ""
             if steps:
                 return checklist_html(steps)
         if tools.is_subagent_call(tool_name):
-            return markdown_html(text)
+            return _subagent_call_html(text)
         if tools.is_patch(tool_name, text):
             return diff_html(text.splitlines(), "")
         return _call_html(tool_name, text)
@@ -79,6 +79,21 @@ def block_html(block_type: str, tool_name: str | None, text: str, role: str = ""
     if _looks_like_diff(text):
         return diff_html(strip_ansi(text).splitlines(), "")
     return terminal_html(text)
+
+
+def _subagent_call_html(text: str) -> str:
+    """A Task/Agent call: its description and agent type on one line, its prompt as Markdown."""
+    from funes.retrieve.subagents import call_fields
+
+    fields = call_fields(text)
+    if "prompt" not in fields:
+        return markdown_html(text)
+    head = " · ".join(
+        escape(fields[key], quote=False)
+        for key in ("description", "subagent_type")
+        if fields.get(key)
+    )
+    return f'<p class="call-note"><strong>{head}</strong></p>' + markdown_html(fields["prompt"])
 
 
 def _without_wrappers(text: str) -> str:

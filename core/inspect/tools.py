@@ -123,3 +123,18 @@ def _list_items(text: str) -> list[str]:
         elif items:
             break
     return ["\n".join(item) for item in items]
+
+
+_BRIEF_KEYS = ("description", "command", "cmd", "file_path", "path", "pattern", "query", "url")
+_BRIEF_LINE = re.compile(r"^(" + "|".join(_BRIEF_KEYS) + r"):[ \n](.*)$", re.M)
+
+
+def brief(tool_name: str | None, text: str) -> str:
+    """One line that says what a tool call did: a Task's description, a command, the file an
+    edit or a read touched, else the input's first line."""
+    found = {m.group(1): m.group(2).strip() for m in _BRIEF_LINE.finditer(text[:4000])}
+    for key in _BRIEF_KEYS:
+        if found.get(key):
+            return found[key]
+    first = next((line for line in text.splitlines() if line.strip()), "")
+    return first.strip()

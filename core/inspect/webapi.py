@@ -184,6 +184,7 @@ def _with_html(data: dict[str, Any]) -> dict[str, Any]:
     """Each block of `data["turns"]` gets `html` (rendered) beside its `text` (as stored, for
     search within the page), the tool label the indexer adds taken out of both."""
     from funes.inspect.render import block_html, tool_label_removed
+    from funes.inspect.tools import brief
     from funes.retrieve.said import is_compaction, request_text
 
     for turn in data["turns"]:
@@ -196,6 +197,8 @@ def _with_html(data: dict[str, Any]) -> dict[str, Any]:
             # What the person asked in it ("" for harness text): the page's outline lists these.
             user_text = kind == "text" and turn["role"] == "user"
             block["asked"] = request_text(block["text"]) if user_text else ""
+            if kind == "tool_use":
+                block["brief"] = brief(tool, block["text"])
     return data
 
 

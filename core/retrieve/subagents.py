@@ -110,7 +110,7 @@ def task_calls(store: Any, parent: str) -> list[TaskCall]:
     for (turn_uuid, seq, _, kind), text in blocks.items():
         if kind != "tool_use":
             continue
-        fields = _fields(_LABEL.sub("", text))
+        fields = call_fields(_LABEL.sub("", text))
         prompt = fields.get("prompt", "")
         calls.append(
             TaskCall(
@@ -125,9 +125,9 @@ def task_calls(store: Any, parent: str) -> list[TaskCall]:
     return calls
 
 
-def _fields(text: str) -> dict[str, str]:
-    """`description`, `subagent_type` and `prompt` of a call's text (`key: value` lines; the
-    prompt runs to the next key)."""
+def call_fields(text: str) -> dict[str, str]:
+    """`description`, `subagent_type` and `prompt` of a Task/Agent call's text (`key: value`
+    lines; the prompt runs to the next key)."""
     found: dict[str, str] = {}
     matches = list(_FIELD.finditer(text))
     for n, match in enumerate(matches):

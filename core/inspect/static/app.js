@@ -782,7 +782,7 @@ class Timeline {
     const lines = unit.result ? unit.result.text.split("\n").length : 0;
     const outcome = unit.result ? `${lines} line(s) of output` : "no result recorded";
     const sub = unit.call.subagent;
-    const brief = sub && sub.task ? sub.task : short(unit.call.text, 110);
+    const brief = sub && sub.task ? sub.task : short(unit.call.brief || unit.call.text, 110);
     const summary = [el("span", { class: "tool-name" }, unit.call.tool_name || "tool"), " ",
       el("code", { class: "tool-brief" }, brief), " ",
       el("span", { class: "muted" }, `· ${outcome}`)];
