@@ -125,7 +125,7 @@ def diff_html(lines: list[str], path: str) -> str:
             css = "diff-del"
         body = escape(line, quote=False) or " "
         out.append(f'<span class="{css}">{body}</span>' if css else body)
-    head = f'<div class="diff-path">{escape(path, quote=False)}</div>' if path else ""
+    head = f'<p class="diff-path">{escape(path, quote=False)}</p>' if path else ""
     return f'{head}<pre class="code diff">' + "\n".join(out) + "</pre>"
 
 
