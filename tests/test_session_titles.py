@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from funes.index.indexer import index
-from funes.inspect.sessions import session_page
+from funes.inspect.sessions import format_sessions_human, list_sessions, session_page
 from funes.retrieve.said import is_acknowledgement, request_text, strip_wrappers
 from funes.retrieve.subagents import describe, task_calls
 from funes.sync.memory import open_memory
@@ -60,6 +60,8 @@ def test_the_session_list_titles_by_the_real_request_and_folds_subagents(corpus:
     found = session_page(limit=50, text="TOKENIZER.CSS").rows
     assert TOKENIZER in [s.session_id for s in found] and len(found) == 2
     assert [s.session_id for s in session_page(limit=50, text="f852ad25").rows] == [TOKENIZER]
+    plain = format_sessions_human(list_sessions(limit=0), width=200)
+    assert "Warmup" not in plain and "warm-up subagent(s) left out" in plain
     store = open_memory(None).store
     calls = task_calls(store, PARENT)
     assert [c.description for c in calls][:3] == [

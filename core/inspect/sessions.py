@@ -409,6 +409,8 @@ def format_sessions_human(
     """One line per session; the first prompt is clipped to a terminal's width (to
     PROMPT_CHARS when piped). `filtered`: the list was narrowed by a filter, so an empty one
     says that nothing matched rather than that the memory is empty."""
+    warmups = sum(1 for s in sessions if s.warmup)
+    sessions = [s for s in sessions if not s.warmup]  # Claude Code's probes: nothing to read
     if not sessions:
         return "no sessions match these filters\n" if filtered else "no sessions\n"
     if width is None:
@@ -430,6 +432,8 @@ def format_sessions_human(
         if more
         else f"{len(sessions)} {noun}"
     )
+    if warmups:
+        shown += f" ({warmups} Claude Code warm-up subagent(s) left out)"
     lines.append(f"{shown} · `funes show SESSION` prints a whole session")
     return "\n".join(lines) + "\n"
 
