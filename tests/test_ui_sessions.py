@@ -134,6 +134,16 @@ def test_each_tool_is_rendered_and_the_session_can_be_picked_up(
         assert "task: Explore project structure for packaging" in head
         assert SUBAGENT in page.url
 
+        # A link to a turn deep in the session, opened fresh, lands on that turn.
+        deep = "5dc876a5-ccdd-4b42-b599-eb63ad2e513c"
+        page.goto("about:blank")
+        page.goto(site.url + f"#session/{PACKAGING}&turn={deep}")
+        asked = page.locator("#timeline .turn.asked")
+        asked.wait_for()
+        page.wait_for_timeout(1200)
+        box = asked.bounding_box()
+        assert box is not None and 0 <= box["y"] < 300, box
+
         # A long final answer opens at its start, and "show more" opens the rest.
         page.goto(site.url + f"#session/{LONG}")
         final = page.locator("#timeline .block.final")
@@ -181,6 +191,13 @@ def test_the_session_list_and_search_read_as_people_expect(site: UIServer, tmp_p
         page.fill("#sessions-q", "tokenizer.css")
         page.click("#sessions-form button[type=submit]")
         sync_api.expect(page.locator(".session-row")).to_have_count(2)
+
+        # The overview's agents and projects open their sessions.
+        page.goto(site.url + "#overview")
+        page.locator("#agents a.overview-link").first.click()
+        page.locator(".session-row").first.wait_for()
+        assert page.url.endswith("#sessions&harness=claude_code")
+        assert page.input_value("#sessions-form select[name=harness]") == "claude_code"
 
         # Search: the query in the address, hits grouped by session.
         page.goto(site.url + "#search&q=hatchling%20build%20backend")
