@@ -93,6 +93,7 @@ def _pick(found: list[SessionSummary], memory: str | None) -> None:
     from funes.inspect.picker import RESUME, run_picker
     from funes.inspect.resume import plan_resume, run_resume
     from funes.inspect.sessions import format_show_human, sessions_saying, show_session
+    from funes.inspect.terminal import wants_colour
     from funes.retrieve.catchup import build_catchup
     from funes.sync.memory import open_memory
 
@@ -102,7 +103,7 @@ def _pick(found: list[SessionSummary], memory: str | None) -> None:
         "funes sessions",
         search=lambda query: sessions_saying(store, query),
         digest=lambda s: build_catchup(s.session_id, memory),
-        read=lambda s: format_show_human(show_session(s.session_id, memory), colour=True),
+        read=lambda s: format_show_human(show_session(s.session_id, memory), colour=wants_colour()),
     )
     chosen = picker.chosen
     if chosen is None or picker.action != RESUME:

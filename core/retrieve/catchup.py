@@ -11,9 +11,9 @@ plan or todo list, and where it stopped: a session whose last turn is a tool cal
 or an interruption, stopped mid-work, and the plan step it was on is named.
 
 Under a token budget the first prompt, the latest prompt, the final reply, the latest summary,
-the plan and where it stopped come first, then the other prompts (latest first), the files, the
-other conclusions and the errors; what does not fit is counted in a note, and every item names
-the turn its `funes get` line prints.
+the plan and where it stopped come first, then the latest asks with what they concluded, the
+files, the errors, the older conclusions and prompts (latest first); what does not fit is
+counted in a note, and every item names the turn its `funes get` line prints.
 """
 
 from __future__ import annotations
@@ -54,11 +54,10 @@ FIX_CHARS = 240
 MAX_FILES = 30
 # What is packed first under a budget (lower first): the first and the latest prompt, the final
 # reply, the latest compaction summary, the plan and where it stopped; then the latest asks and
-# what they concluded, the files, the older prompts, the older conclusions and the errors, the
+# what they concluded, the files, the errors, the older conclusions, the older prompts, the
 # older summaries. Within a priority the later items win.
-ESSENTIAL, RECENT_PRIORITY, FILES_PRIORITY, PROMPT_PRIORITY = range(4)
-CONCLUSION_PRIORITY = ERROR_PRIORITY = 4
-OLD_SUMMARY_PRIORITY = 5
+ESSENTIAL, RECENT_PRIORITY, FILES_PRIORITY, ERROR_PRIORITY = range(4)
+CONCLUSION_PRIORITY, PROMPT_PRIORITY, OLD_SUMMARY_PRIORITY = 4, 5, 6
 RECENT_ASKS = 6  # how many of the last prompts (and their conclusions) count as recent
 # An error in tool output, as a line that starts with it (so code that merely names an error,
 # `except ValueError:`, is not one): a traceback, `SomeError: …`, `error: …`, a failed test, a
