@@ -163,5 +163,8 @@ def test_each_tool_reads_as_people_read_it() -> None:
         "text", None, "<ide_selection>The user selected x</ide_selection>\nFix it", "user"
     )
     assert "ide_selection" not in asked and "Fix it" in asked
+    assert "selected in the IDE</span> The user selected x" in asked
+    only = block_html("text", None, "<local-command-stdout>See ya!</local-command-stdout>", "user")
+    assert "local-command-stdout" not in only and "command output</span> See ya!" in only
     coloured = block_html("tool_result", "Bash", "diff --git a/x b/x\n@@ -1 +1 @@\n-old\n+new")
     assert '<span class="diff-add">+new</span>' in coloured

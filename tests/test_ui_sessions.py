@@ -104,6 +104,11 @@ def test_each_tool_is_rendered_and_the_session_can_be_picked_up(
         task.scroll_into_view_if_needed()
         page.screenshot(path=str(shots / "tools-task-report.png"))
 
+        # Harness wrappers read as context, not tags.
+        first_turn = page.locator("#timeline .turn").first
+        assert "<ide_selection>" not in first_turn.inner_text()
+        assert "SELECTED IN THE IDE" in first_turn.inner_text().upper()
+
         # The outline lists the prompts; the type filters hide the tools.
         outline = page.locator("#outline li.outline-prompt")
         assert outline.count() >= 4

@@ -53,8 +53,8 @@ def block_html(block_type: str, tool_name: str | None, text: str, role: str = ""
     from funes.inspect import tools
 
     if block_type in ("text", "thinking"):
-        if role == "user":
-            text = _without_wrappers(text)
+        if role == "user" and "\x1b[" not in text:
+            return _user_text_html(text)
         # Text holding colour codes is a terminal's output (Claude Code records a local
         # command's, e.g. `/context`, as the user's text): shown as a terminal shows it.
         return terminal_html(text) if "\x1b[" in text else markdown_html(text)
@@ -96,11 +96,43 @@ def _subagent_call_html(text: str) -> str:
     return f'<p class="call-note"><strong>{head}</strong></p>' + markdown_html(fields["prompt"])
 
 
+# How the page names what a harness wrapper holds.
+_CONTEXT_NAMES = {
+    "ide_opened_file": "opened in the IDE",
+    "ide_selection": "selected in the IDE",
+    "ide_diagnostics": "IDE diagnostics",
+    "local-command-stdout": "command output",
+    "local-command-stderr": "command errors",
+    "bash-stdout": "shell output",
+    "bash-stderr": "shell errors",
+    "system-reminder": "reminder from the harness",
+    "command-name": "command",
+    "command-args": "arguments",
+    "command-message": "command",
+}
+
+
 def _without_wrappers(text: str) -> str:
     from funes.retrieve.said import strip_wrappers
 
-    cleaned = strip_wrappers(text)
-    return cleaned or text
+    return strip_wrappers(text)
+
+
+def _user_text_html(text: str) -> str:
+    """A user's text without the harness's wrapper tags: what the person typed as Markdown,
+    each wrapper's content as a muted line of context named in words."""
+    from funes.retrieve.said import wrapped_context
+
+    if "<" not in text:
+        return markdown_html(text)
+    context = [
+        f'<p class="call-note"><span class="context-kind">{escape(_CONTEXT_NAMES.get(tag, tag))}'
+        f"</span> {escape(strip_ansi(body), quote=False)}</p>"
+        for tag, body in wrapped_context(text)
+        if body and tag not in ("command-message",)
+    ]
+    typed = _without_wrappers(text)
+    return "".join(context) + (markdown_html(typed) if typed else "")
 
 
 _DIFF_START = re.compile(r"^(diff --git |--- a/|@@ -\d)", re.M)

@@ -73,6 +73,15 @@ def strip_wrappers(text: str) -> str:
     return _EDGE_TAG.sub("", text).strip() if text.lstrip().startswith("<") else text.strip()
 
 
+def wrapped_context(text: str) -> list[tuple[str, str]]:
+    """The harness wrappers in `text` as (tag, what it holds), in order: what a page shows as
+    context, in words, instead of the tags."""
+    return [
+        (m.group(1), _EDGE_TAG.sub("", m.group(0)[len(m.group(1)) + 2 :]).strip())
+        for m in _CONTEXT.finditer(text)
+    ]
+
+
 def is_slash_command(text: str) -> bool:
     return bool(_SLASH.match(text.strip()))
 
