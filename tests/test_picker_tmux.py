@@ -99,6 +99,7 @@ def test_show_on_a_terminal_pages_in_colour_with_one_label_per_tool(
     index([corpus / CODERABBIT])
     text = format_show_human(show_session(SESSION), width=100)
     assert "[tool_use" not in text and "[tool_result" not in text  # labels not doubled
+    assert "<ide_selection>" not in text and "(selected in the IDE) The user selected" in text
     todo = text.index("▸ TodoWrite\n")
     assert text[todo:].split("\n")[1:4] == [
         "[>] Read current pyproject.toml configuration",

@@ -96,22 +96,6 @@ def _subagent_call_html(text: str) -> str:
     return f'<p class="call-note"><strong>{head}</strong></p>' + markdown_html(fields["prompt"])
 
 
-# How the page names what a harness wrapper holds.
-_CONTEXT_NAMES = {
-    "ide_opened_file": "opened in the IDE",
-    "ide_selection": "selected in the IDE",
-    "ide_diagnostics": "IDE diagnostics",
-    "local-command-stdout": "command output",
-    "local-command-stderr": "command errors",
-    "bash-stdout": "shell output",
-    "bash-stderr": "shell errors",
-    "system-reminder": "reminder from the harness",
-    "command-name": "command",
-    "command-args": "arguments",
-    "command-message": "command",
-}
-
-
 def _without_wrappers(text: str) -> str:
     from funes.retrieve.said import strip_wrappers
 
@@ -121,15 +105,15 @@ def _without_wrappers(text: str) -> str:
 def _user_text_html(text: str) -> str:
     """A user's text without the harness's wrapper tags: what the person typed as Markdown,
     each wrapper's content as a muted line of context named in words."""
-    from funes.retrieve.said import wrapped_context
+    from funes.retrieve.said import CONTEXT_NAMES, wrapped_context
 
     if "<" not in text:
         return markdown_html(text)
     context = [
-        f'<p class="call-note"><span class="context-kind">{escape(_CONTEXT_NAMES.get(tag, tag))}'
+        f'<p class="call-note"><span class="context-kind">{escape(CONTEXT_NAMES.get(tag, tag))}'
         f"</span> {escape(strip_ansi(body), quote=False)}</p>"
         for tag, body in wrapped_context(text)
-        if body and tag not in ("command-message",)
+        if body and tag != "command-message"
     ]
     typed = _without_wrappers(text)
     return "".join(context) + (markdown_html(typed) if typed else "")

@@ -499,7 +499,7 @@ def _show_block(role: str, block_type: str, tool_name: str | None, text: str) ->
         is_read,
         without_line_numbers,
     )
-    from funes.retrieve.said import is_compaction, strip_wrappers
+    from funes.retrieve.said import CONTEXT_NAMES, is_compaction, strip_wrappers, wrapped_context
 
     body = tool_label_removed(block_type, tool_name, text)
     name = tool_name or "tool"
@@ -523,9 +523,13 @@ def _show_block(role: str, block_type: str, tool_name: str | None, text: str) ->
         return "(thinking)", body
     if is_compaction(body, role):
         return "(compaction summary)", body
-    if role == "user":
-        cleaned = strip_wrappers(body)
-        return "", cleaned if cleaned else body
+    if role == "user" and "<" in body:
+        context = [
+            f"({CONTEXT_NAMES.get(tag, tag)}) {inner}"
+            for tag, inner in wrapped_context(body)
+            if inner and tag != "command-message"
+        ]
+        return "", "\n".join([*context, strip_wrappers(body)]).strip() or body
     return "", body
 
 

@@ -73,6 +73,22 @@ def strip_wrappers(text: str) -> str:
     return _EDGE_TAG.sub("", text).strip() if text.lstrip().startswith("<") else text.strip()
 
 
+# What a harness wrapper holds, in words (how a page or a terminal names it).
+CONTEXT_NAMES = {
+    "ide_opened_file": "opened in the IDE",
+    "ide_selection": "selected in the IDE",
+    "ide_diagnostics": "IDE diagnostics",
+    "local-command-stdout": "command output",
+    "local-command-stderr": "command errors",
+    "bash-stdout": "shell output",
+    "bash-stderr": "shell errors",
+    "system-reminder": "reminder from the harness",
+    "command-name": "command",
+    "command-args": "arguments",
+    "command-message": "command",
+}
+
+
 def wrapped_context(text: str) -> list[tuple[str, str]]:
     """The harness wrappers in `text` as (tag, what it holds), in order: what a page shows as
     context, in words, instead of the tags."""
