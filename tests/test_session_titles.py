@@ -56,6 +56,11 @@ def test_the_session_list_titles_by_the_real_request_and_folds_subagents(corpus:
     at = [s.session_id for s in page.rows].index(PARENT)
     family = page.rows[at + 1 : at + 7]
     assert {s.parent for s in family} == {PARENT}
+    assert [s.task for s in family][:3] == [
+        "Research Claude Code plan mode",
+        "Research Claude Code teammates",
+        "Research Steve Yegge Beads",
+    ]
     # A text filter finds a session by its title, its project or its id.
     found = session_page(limit=50, text="TOKENIZER.CSS").rows
     assert TOKENIZER in [s.session_id for s in found] and len(found) == 2

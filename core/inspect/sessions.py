@@ -56,6 +56,9 @@ class SessionSummary:
     stray: bool = False
     # Claude Code's `Warmup` probe: a subagent with nothing to read, left out of the page.
     warmup: bool = False
+    # A subagent's task, as the parent's Task/Agent call described it (the session page fills
+    # it for the subagents it lists; "" elsewhere).
+    task: str = ""
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -188,6 +191,7 @@ def session_page(
         rows += [top, *children.get(key, [])]
     _fill_first_prompts(store, rows)
     _set_handles(store, rows)
+    _name_tasks(store, rows)
     return SessionPage(
         rows=rows,
         total=len(tops),
@@ -196,6 +200,18 @@ def session_page(
         limit=limit,
         warmups=warmups,
     )
+
+
+def _name_tasks(store: Any, rows: list[SessionSummary]) -> None:
+    """Each listed subagent's task, from its parent's Task/Agent calls (one look per parent)."""
+    from funes.retrieve.subagents import task_calls
+
+    listed = {s.session_id: s for s in rows}
+    for parent in {s.parent for s in rows if s.parent and not s.stray}:
+        for call in task_calls(store, parent):
+            child = listed.get(call.subagent)
+            if child is not None and call.description:
+                child.task = call.description
 
 
 def _haystack(summary: SessionSummary) -> str:

@@ -531,7 +531,7 @@ function sessionRow(s, labels, ids) {
       s.stray ? el("span", { class: "tag", title: `its parent session ${s.parent} is not in the memory` },
         `subagent of ${shortId(s.parent)} (not in memory)`)
         : sub ? el("span", { class: "tag" }, "subagent") : null,
-      el("a", { href, class: "session-title" }, title),
+      el("a", { href, class: "session-title" }, s.task ? `${s.task}: ${title}` : title),
       s.subagents && s.subagents.length ? el("span", { class: "tag" }, `+${s.subagents.length} subagent(s)`) : null),
   );
 }
