@@ -342,10 +342,40 @@ def _fill_first_prompts(store: Any, summaries: list[SessionSummary]) -> None:
     for session_id, text in fallback.items():
         if is_slash_command(text):  # nothing asked: say so rather than title it `/model`
             fallback[session_id] = f"no request · {text}"
+    untitled = [i for i in by_id if i not in chosen and i not in fallback]
+    fallback.update(_first_replies(store, untitled))
+    for session_id in untitled:
+        # A subagent nobody spoke to, one short reply long ("I'm ready to help…"): the answer
+        # to a `Warmup` probe whose question was not kept.
+        summary = by_id[session_id]
+        if summary.parent and summary.chunks <= 2:
+            summary.warmup = True
     for session_id, text in {**fallback, **chosen}.items():
         by_id[session_id].first_prompt = _clip(text, PROMPT_CHARS)
         if by_id[session_id].parent and is_warmup(text):
             by_id[session_id].warmup = True
+
+
+def _first_replies(store: Any, session_ids: list[str]) -> dict[str, str]:
+    """A title for sessions where nobody typed anything (a subagent transcript that starts with
+    the agent): its first words, marked as the agent's."""
+    if not session_ids or len(session_ids) > PROMPT_BATCH:
+        return {}
+    ids = ", ".join(quote_sql(s) for s in session_ids)
+    where = (
+        f"session_id IN ({ids}) AND role = 'assistant' AND block_type = 'text' AND split_idx = 0"
+    )
+    rows = store.scan(["session_id", "seq", "block_idx", "text"], where=where).to_pylist()
+    rows.sort(key=lambda r: (r["seq"], r["block_idx"]))
+    found: dict[str, str] = {}
+    for row in rows:
+        words = " ".join(
+            line for line in (row["text"] or "").splitlines()[:3] if not line.startswith("[")
+        )
+        words = " ".join(words.split())
+        if words and row["session_id"] not in found:
+            found[row["session_id"]] = f"(agent) {words}"
+    return found
 
 
 def _clip(text: str, limit: int) -> str:
