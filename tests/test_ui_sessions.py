@@ -212,5 +212,17 @@ def test_the_session_list_and_search_read_as_people_expect(site: UIServer, tmp_p
         assert page.input_value("#q") == "hatchling build backend"
         assert not re.search(r"score \d", page.locator("#hits").inner_text())  # no raw scores
         page.screenshot(path=str(shots / "search-grouped.png"), full_page=True)
+        # Into a session and Back: the results, where they were left.
+        link = page.locator(".hit-group .session-link").nth(1)
+        link.scroll_into_view_if_needed()
+        page.wait_for_timeout(200)
+        left_at = page.evaluate("window.scrollY")
+        with page.expect_response(lambda r: "api/session?" in r.url):
+            link.click()
+        page.locator("#timeline .turn").first.wait_for()
+        page.go_back()
+        page.locator("#view-search").wait_for()
+        page.wait_for_timeout(300)
+        assert left_at > 500 and abs(page.evaluate("window.scrollY") - left_at) < 50
         browser.close()
     assert not problems, problems
