@@ -497,6 +497,10 @@ def test_a_reader_searches_follows_a_hit_into_its_session_and_its_subagents_in_c
         asked = page.locator("#timeline .turn.asked")
         asked.wait_for()
         assert page.locator("#timeline > .turn").count() > 300
+        # Its two compaction summaries are labelled so, and listed in the outline.
+        assert page.locator("#timeline .block.compaction .compaction-mark").count() == 2
+        assert page.locator("#outline li.outline-compaction").count() == 2
+        assert page.locator("#outline li.outline-prompt").count() > 50
         assert asked.locator("mark.term").count() >= 2
         assert asked.is_visible()
         page.wait_for_timeout(300)
