@@ -555,6 +555,8 @@ def test_a_reader_searches_follows_a_hit_into_its_session_and_its_subagents_in_c
         page.locator(".parent-link").click()
         page.locator(".subagent-link").first.wait_for()
         assert page.locator(".subagent-link").count() == 6
+        # Each named by the task its Agent call gave it, not a bare id.
+        assert "Research Claude Code plan mode" in page.locator(".subagent-link").all_inner_texts()
         assert PARENT_SESSION in page.locator("#session-head").inner_text()
 
         # Markdown payloads render as text and never run.

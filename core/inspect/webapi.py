@@ -146,8 +146,12 @@ def _link_subagents(memory: str | None, data: dict[str, Any]) -> None:
     about = describe(store, session_id)
     data["session"]["task"] = about.task if about else ""
     calls: dict[str, list[Any]] = {}
+    tasks: dict[str, str] = {}
     for call in task_calls(store, session_id):
         calls.setdefault(call.turn_uuid, []).append(call)
+        if call.subagent and call.description:
+            tasks[call.subagent] = call.description
+    data["session"]["subagent_tasks"] = tasks  # each subagent's task, to name its link
     for turn in data["turns"]:
         waiting = list(calls.get(turn["turn_uuid"], []))
         for block in turn["blocks"]:

@@ -565,7 +565,8 @@ async function openSession(id, turnUuid, query) {
   }
   if (s.subagents && s.subagents.length) {
     family.push(el("p", { class: "family" }, `${s.subagents.length} subagent session(s): `,
-      s.subagents.map((child) => el("a", { href: sessionHash(child), class: "subagent-link" }, shortId(child)))));
+      s.subagents.map((child) => el("a", { href: sessionHash(child), class: "subagent-link", title: child },
+        (s.subagent_tasks || {})[child] || shortId(child)))));
   }
   if (s.task) {
     family.push(el("p", { class: "family task" }, "task: ", el("strong", {}, s.task)));
