@@ -87,6 +87,9 @@ def test_the_picker_finds_reads_and_copies_a_session_in_tmux(
     assert "Enter resume" not in screen
     tmux("send-keys", "-t", "picker", "q")
     _wait(tmux, "Enter resume")
+    # The next match is the subagent it started: named with its parent and its task.
+    tmux("send-keys", "-t", "picker", "Down")
+    _wait(tmux, f"subagent of {SESSION} · task: Explore project structure for packaging")
     tmux("send-keys", "-t", "picker", "Escape")
     _wait(tmux, "picker-exited-0")
 

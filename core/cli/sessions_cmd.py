@@ -94,15 +94,23 @@ def _pick(found: list[SessionSummary], memory: str | None) -> None:
     from funes.inspect.resume import plan_resume, run_resume
     from funes.inspect.sessions import format_show_human, sessions_saying, show_session
     from funes.inspect.terminal import wants_colour
-    from funes.retrieve.catchup import build_catchup
+    from funes.retrieve.catchup import Catchup, build_catchup
+    from funes.retrieve.subagents import describe
     from funes.sync.memory import open_memory
 
     store = open_memory(memory).store
+
+    def digest(s: SessionSummary) -> Catchup:
+        if s.parent and not s.task:  # a subagent's preview names its task
+            about = describe(store, s.session_id)
+            s.task = about.task if about else ""
+        return build_catchup(s.session_id, memory)
+
     picker = run_picker(
         found,
         "funes sessions",
         search=lambda query: sessions_saying(store, query),
-        digest=lambda s: build_catchup(s.session_id, memory),
+        digest=digest,
         read=lambda s: format_show_human(show_session(s.session_id, memory), colour=wants_colour()),
     )
     chosen = picker.chosen

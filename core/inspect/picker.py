@@ -135,7 +135,8 @@ def preview(s: SessionSummary, width: int, digest: Catchup | None = None) -> lis
         f"{s.turns} turns",
     ]
     if s.parent:
-        lines.append(f"subagent of {s.parent}" + (" (not in the memory)" if s.stray else ""))
+        task = f" · task: {s.task}" if s.task else ""
+        lines.append(f"subagent of {s.parent}" + (" (not in the memory)" if s.stray else "") + task)
     room = max(width - 14, 20)
     if digest is None:
         lines += ["title:      " + line for line in textwrap.wrap(s.first_prompt or "-", room)[:2]]
