@@ -203,6 +203,14 @@ def test_the_session_list_and_search_read_as_people_expect(site: UIServer, tmp_p
         page.locator(".session-row").first.wait_for()
         assert page.url.endswith("#sessions&harness=claude_code")
         assert page.input_value("#sessions-form select[name=harness]") == "claude_code"
+        page.goto(site.url + "#overview")
+        page.locator("#activity rect.bar").first.click()
+        page.locator(".session-row").first.wait_for()
+        assert "#sessions&since=" in page.url
+        assert page.input_value("#sessions-form select[name=harness]") == ""  # not kept
+        since = page.input_value("#sessions-form input[name=since]")
+        starts = page.locator(".session-row:not(.subagent-row) td.when").all_inner_texts()
+        assert starts and all(start.replace("\n", " ") >= since for start in starts)
 
         # Search: the query in the address, hits grouped by session.
         page.goto(site.url + "#search&q=hatchling%20build%20backend")

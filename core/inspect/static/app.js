@@ -301,11 +301,14 @@ function route() {
   } else if (head === "sessions") {
     show("sessions");
     // `#sessions&project=…` (the overview's links) fills the filters and lists.
+    // A link with filters sets them all (those it does not name are cleared).
     const form = document.getElementById("sessions-form");
+    const named = [...form.elements].some((f) => f.name && params[f.name] !== undefined);
     let changed = false;
     for (const field of form.elements) {
-      if (field.name && params[field.name] !== undefined && field.value !== params[field.name]) {
-        field.value = params[field.name];
+      const wanted = params[field.name] || "";
+      if (named && field.name && field.value !== wanted) {
+        field.value = wanted;
         changed = true;
       }
     }
@@ -940,9 +943,17 @@ function activityChart(bins, agents) {
       if (!n) continue;
       const h = n * scale;
       y -= h;
-      chart.append(svg("rect", { x: left + i * slot, y, width: barWidth, height: h,
+      const bar = svg("rect", { x: left + i * slot, y, width: barWidth, height: h,
         fill: AGENT_COLOURS[agent] || AGENT_COLOURS.unknown, class: "bar" },
-        svg("title", {}, `${bin.period} · ${agent}: ${n} turn(s)`)));
+        svg("title", {}, `${bin.period} · ${agent}: ${n} turn(s)`));
+      // A bar opens the sessions of its period (`until` takes a day and includes it).
+      bar.addEventListener("click", () => {
+        const end = bins[i + 1] ? new Date(`${bins[i + 1].period}T00:00:00Z`) : null;
+        if (end) end.setUTCDate(end.getUTCDate() - 1);
+        const until = end ? `&until=${end.toISOString().slice(0, 10)}` : "";
+        location.hash = `#sessions&since=${bin.period}${until}`;
+      });
+      chart.append(bar);
     }
   });
   const ticks = [...new Set([0, Math.floor(bins.length / 2), bins.length - 1])];
