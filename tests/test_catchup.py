@@ -203,3 +203,29 @@ def test_catchup_carries_the_summary_latest_asks_and_plan_and_drops_noise() -> N
     assert text.count("│ All checks pass.") == 1
     assert "No such file" not in text
     assert "stopped mid-work" not in text  # it ended on a reply
+
+
+def test_a_session_that_ends_on_an_unanswered_call_or_ask_stopped_mid_work() -> None:
+    build_memory(
+        [
+            turn("c4tchup0-0003", "u1", 0, "Run the migrations."),
+            turn("c4tchup0-0003", "a1", 1, "Running them now.", role="assistant"),
+            turn(
+                "c4tchup0-0003",
+                "a2",
+                2,
+                "[tool_use Bash] alembic upgrade head",
+                role="assistant",
+                block_type="tool_use",
+                tool_name="Bash",
+            ),
+            turn("c4tchup0-0004", "u1", 0, "Fix the flaky test."),
+            turn("c4tchup0-0004", "a1", 1, "Fixed: the clock is frozen now.", role="assistant"),
+            turn("c4tchup0-0004", "u2", 2, "Now bump the version."),
+        ]
+    )
+    call = format_catchup(build_catchup("c4tchup0-0003"))
+    assert "│ stopped mid-work: it ended on a call to Bash, with no output" in call
+    assert "last said (seq 1)" in call  # not a conclusion
+    ask = format_catchup(build_catchup("c4tchup0-0004"))
+    assert "│ stopped mid-work: it ended on the user's last ask, with no reply after it" in ask

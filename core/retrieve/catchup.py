@@ -289,7 +289,8 @@ def _last_plan(turns: list[TurnView]) -> Item | None:
 
 def _stopped(turns: list[TurnView]) -> Item | None:
     """Where a session that did not finish stopped: interrupted by the user, or its last turn a
-    tool call or a tool's output with no reply after it; the plan step it was on, named."""
+    tool call or a tool's output with no reply after it, or an ask nobody answered; the plan
+    step it was on, named."""
     if not turns:
         return None
     last = turns[-1]
@@ -297,7 +298,12 @@ def _stopped(turns: list[TurnView]) -> Item | None:
     why = ""
     if last.role == "user" and any(t.startswith(INTERRUPTED) for t in user_texts):
         why = "interrupted by the user"
-    elif not _reply_text(last) and not _prompt_text(last):
+    elif last.role == "assistant" and last.blocks and last.blocks[-1].block_type == "tool_use":
+        # Words, then a call that never got its output: the work was under way.
+        why = f"it ended on a call to {last.blocks[-1].tool_name or 'a tool'}, with no output"
+    elif _prompt_text(last):
+        why = "it ended on the user's last ask, with no reply after it"
+    elif not _reply_text(last):
         kinds = [b for b in last.blocks if b.block_type in ("tool_use", "tool_result")]
         # A user turn holding its own call is a command the person ran (pi's `!ls`), not work.
         ran_by_user = last.role == "user" and any(b.block_type == "tool_use" for b in kinds)
