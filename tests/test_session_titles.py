@@ -67,6 +67,7 @@ def test_the_session_list_titles_by_the_real_request_and_folds_subagents(corpus:
     assert [s.session_id for s in session_page(limit=50, text="f852ad25").rows] == [TOKENIZER]
     plain = format_sessions_human(list_sessions(limit=0), width=200)
     assert "Warmup" not in plain and "warm-up subagent(s) left out" in plain
+    assert "  ↳ subagent of 741790a4 (not in the memory): Investigate" in plain
     store = open_memory(None).store
     calls = task_calls(store, PARENT)
     assert [c.description for c in calls][:3] == [

@@ -471,7 +471,10 @@ def format_sessions_human(
             f"{s.handle or s.session_id[:8]:<{handle_width}}  "
         )
         room = max(width - len(head), 20) if width else PROMPT_CHARS
-        lines.append(head + _clip(s.first_prompt or "-", room))
+        # A subagent says so, and names its parent when that one is not in the list.
+        mark = f"↳ subagent of {s.parent[:8]} (not in the memory): " if s.stray else ""
+        mark = mark or ("↳ " if s.parent else "")
+        lines.append(head + _clip(mark + (s.first_prompt or "-"), room))
     noun = "session" if len(sessions) == 1 else "sessions"
     shown = (
         f"the newest {len(sessions)} {noun} (--limit 0 lists all)"
