@@ -509,7 +509,7 @@ def format_show_human(view: SessionView, width: int | None = None, *, colour: bo
     tool block under one label (`▸ Bash` for a call, `◂ Bash output` for its result), an edit
     as a diff, a file read without its line-number arrows, a plan as a checklist, harness
     wrappers left out, a compaction summary labelled. `colour`: ANSI styles for a terminal."""
-    from funes.inspect.terminal import style
+    from funes.inspect.terminal import style, without_controls
 
     width = width or min(shutil.get_terminal_size((100, 24)).columns, 120)
 
@@ -527,6 +527,8 @@ def format_show_human(view: SessionView, width: int | None = None, *, colour: bo
         lines.append(paint(rule, role_colour.get(turn.role, "dim"), "bold"))
         for block in turn.blocks:
             label, body = _show_block(turn.role, block.block_type, block.tool_name, block.text)
+            # What a transcript holds never drives the terminal (colours are funes's own).
+            label, body = without_controls(label), without_controls(body)
             if label:
                 lines.append(paint(label, "yellow" if "▸" in label or "◂" in label else "magenta"))
             for paragraph in body.splitlines() or [""]:

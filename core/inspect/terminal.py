@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -28,6 +29,18 @@ def wants_colour(stream: object = None) -> bool:
     if os.environ.get("NO_COLOR") or os.environ.get("TERM") == "dumb":
         return False
     return bool(isatty and isatty())
+
+
+# Escape sequences and the other control characters a transcript may hold (tabs and newlines
+# stay): printed to a terminal they could set its title, move the cursor or rewrite the screen.
+_CONTROLS = re.compile(
+    r"\x1b\[[0-9;:?]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b.?|[\x00-\x08\x0b-\x1f\x7f\x9b]"
+)
+
+
+def without_controls(text: str) -> str:
+    """`text` with no escape sequence or control character but tab and newline."""
+    return _CONTROLS.sub("", text)
 
 
 def style(text: str, *names: str) -> str:
