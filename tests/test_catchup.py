@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from click.testing import CliRunner
 from recall_fixtures import build_memory, turn
@@ -229,3 +230,38 @@ def test_a_session_that_ends_on_an_unanswered_call_or_ask_stopped_mid_work() -> 
     assert "last said (seq 1)" in call  # not a conclusion
     ask = format_catchup(build_catchup("c4tchup0-0004"))
     assert "│ stopped mid-work: it ended on the user's last ask, with no reply after it" in ask
+
+
+def test_an_error_is_quoted_by_what_failed_and_noise_is_not_an_error() -> None:
+    s = "c4tchup0-0005"
+
+    def result(uuid: str, seq: int, text: str) -> Any:
+        return turn(s, uuid, seq, text, block_type="tool_result", tool_name="Bash")
+
+    build_memory(
+        [
+            turn(s, "u1", 0, "Build the wheel."),
+            result(
+                "r1",
+                1,
+                "Exit code 1\nResolved 4 packages\nTraceback (most recent "
+                'call last):\n  File "x", line 1\nValueError: Unable to determine which files '
+                "to ship\n  in your\n  environment.",
+            ),
+            result("r2", 2, "(eval):cd:1: no such file or directory: test"),
+            result("r3", 3, '{\n  "id": 4,\n  error: null,\n  "ok": true\n}'),
+            result(
+                "r4",
+                4,
+                "Traceback (most recent call last):\n  File 'y'\n"
+                "pydantic_core.ValidationError: 5 validation errors\n"
+                "For further information visit https://errors.pydantic.dev/2.11/v/missing",
+            ),
+            turn(s, "a1", 5, "The wheel needs its files listed.", role="assistant"),
+        ]
+    )
+    errors = [i.text.splitlines()[0] for i in build_catchup(s).items if i.section == "error"]
+    assert errors == [
+        "Exit code 1: ValueError: Unable to determine which files to ship",
+        "pydantic_core.ValidationError: 5 validation errors",
+    ]

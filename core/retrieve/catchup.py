@@ -62,9 +62,11 @@ RECENT_ASKS = 6  # how many of the last prompts (and their conclusions) count as
 # An error in tool output, as a line that starts with it (so code that merely names an error,
 # `except ValueError:`, is not one): a traceback, `SomeError: …`, `error: …`, a failed test, a
 # command that is missing or exited non-zero.
+_NOT_EMPTY = r"(?!\s*(?:null|none|false|0|\"\")?\s*,?\s*$)"  # `error: null` is no error
 _ERROR = re.compile(
-    r"^\s*(?:Traceback \(most recent call last\)|[\w.]*(?:Error|Exception)(?:\[\w+\])?:|"
-    r"error(?:\[\w+\])?:|FAILED\b|npm ERR!|fatal:)|command not found|exit (?:code|status) [1-9]|"
+    r"^\s*(?:Traceback \(most recent call last\)|(?:[\w.]*(?:Error|Exception)|error)(?:\[\w+\])?:"
+    + _NOT_EMPTY
+    + r"|FAILED\b|npm ERR!|fatal:)|command not found|exit (?:code|status) [1-9]|"
     r"No such file or directory",
     re.I,
 )
@@ -72,9 +74,15 @@ _ERROR = re.compile(
 # `rg: src: IO error …`): the agent was looking around, nothing failed.
 _TRIVIAL_ERROR = re.compile(
     r"^\s*(?:\S+: )?(?:grep|egrep|rg|ls|find|cat|head|tail|stat|wc|file|which|test|cd|sed|awk|"
-    r"tree|du|readlink|realpath|diff): .*(?:No such file|cannot access|not found|IO error)",
+    r"tree|du|readlink|realpath|diff): .*(?:No such file|cannot access|not found|IO error)"
+    # the shell itself, for a path it was given (`(eval):cd:1: no such file or directory: x`)
+    r"|^\s*(?:sh|bash|zsh|\(eval\))(?::[\w:]*)?: .*no such file or directory",
     re.I,
 )
+# A line that says a command failed without saying why: the why is on another line.
+_EXIT_ONLY = re.compile(r"^\s*exit (?:code|status) \d+\s*$", re.I)
+# Lines around an error that say nothing about it.
+_FOOTER = re.compile(r"^\s*(?:For further information visit|See https?://)", re.I)
 # A path in a tool call: `file_path: …` / `path: …` (Claude Code, pi, Hermes), apply_patch.
 _PATH = re.compile(
     r"(?:^|\s)(?:file_path|notebook_path|path|filename):\s*\"?([^\s\",]+)"
@@ -335,9 +343,18 @@ def _errors(turns: list[TurnView]) -> list[Item]:
                 continue
             text = _TOOL_LABEL.sub("", block.text)
             lines = [ln for ln in text.splitlines() if ln.strip() and not _NUMBERED.match(ln)]
+            lines = [ln for ln in lines if not _FOOTER.match(ln)]
             line = next((ln for ln in lines if _ERROR.search(ln)), "")
             if line.lstrip().startswith("Traceback"):
-                line = lines[-1]  # a traceback ends with what was raised
+                line = _raised(lines[lines.index(line) :])
+            elif _EXIT_ONLY.match(line):
+                # `Exit code 1` then the output: the first error line after it says why,
+                # else the output's last line.
+                rest = lines[lines.index(line) + 1 :]
+                why = next((ln for ln in rest if _ERROR.search(ln)), rest[-1] if rest else "")
+                if why.lstrip().startswith("Traceback"):
+                    why = _raised(rest[rest.index(why) :])
+                line = f"{line.strip()}: {why.strip()}" if why else line
             key = " ".join(line.split())[:120]
             if not line or key in seen or _TRIVIAL_ERROR.search(line):
                 continue
@@ -348,6 +365,14 @@ def _errors(turns: list[TurnView]) -> list[Item]:
                 text += "\n→ " + clip_words(" ".join(after.split()), FIX_CHARS)
             found.append(Item("error", ERROR_PRIORITY, i, turn.turn_uuid, turn.seq, text))
     return found
+
+
+_RAISED = re.compile(r"^\s*[\w.]*(?:Error|Exception|Exit|Interrupt)\b(?::|$)")
+
+
+def _raised(lines: list[str]) -> str:
+    """What a traceback raised: its last `SomeError: …` line, else its last line."""
+    return next((ln for ln in reversed(lines) if _RAISED.match(ln)), lines[-1])
 
 
 def _next_words(turns: list[TurnView]) -> str:
