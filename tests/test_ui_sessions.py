@@ -117,6 +117,18 @@ def test_each_tool_is_rendered_and_the_session_can_be_picked_up(
         assert page.locator("#timeline .tool-unit").first.is_hidden()
         page.locator("#type-filters input[value=tools]").check()
 
+        # "prompt ▸" steps from prompt to prompt (the first one is on screen at the top).
+        page.evaluate("window.scrollTo(0, 0)")
+        page.click("#next-prompt")
+        page.wait_for_timeout(400)
+        second = page.locator("#timeline .turn", has_text="Please add these in").first
+        box = second.bounding_box()
+        assert box is not None and 0 <= box["y"] < 250, box
+        page.click("#prev-prompt")
+        page.wait_for_timeout(400)
+        box = page.locator("#timeline .turn.role-user").first.bounding_box()
+        assert box is not None and 0 <= box["y"] < 250, box
+
         # Resume, catch-up and copy, on the session page.
         page.click(".resume-button")
         command = page.locator(".resume-command")

@@ -747,6 +747,12 @@ class Timeline {
     return this.folded(cls, summary, [block], asked);
   }
 
+  // The turns that hold a prompt, in order (the targets of "next prompt").
+  promptTurns() {
+    return this.turns.filter((t) => t.role === "user" && t.blocks.some((b) => b.asked))
+      .map((t) => this.anchors.get(t.turn_uuid)).filter(Boolean);
+  }
+
   // The outline: each prompt, and the answer that closed it, as links into the timeline.
   outline() {
     const entries = [];
@@ -863,6 +869,27 @@ function stepFind(direction) {
   mark.classList.add("current");
   mark.scrollIntoView({ block: "center" });
   setStatus("find-status", `${findAt + 1} of ${findMarks.length}`);
+}
+
+// The session's prompts, in order: the turns the outline lists as asks.
+function currentPromptView() {
+  return !document.getElementById("view-session").hidden && sessionFind;
+}
+
+// Scrolls to the next (1) or previous (-1) prompt from where the page is.
+function jumpPrompt(direction) {
+  if (!sessionFind) return;
+  const prompts = sessionFind.promptTurns();
+  const top = document.getElementById("find-form").getBoundingClientRect().bottom + 4;
+  const at = prompts.map((node) => node.getBoundingClientRect().top - top);
+  const target = direction > 0
+    // A prompt just jumped to sits a scroll margin below the bar: it is the current one.
+    ? prompts[at.findIndex((y) => y > 48)]
+    : prompts[at.map((y, i) => [y, i]).filter(([y]) => y < -2).map(([, i]) => i).pop()];
+  if (target) {
+    target.scrollIntoView({ block: "start" });
+    setTimeout(() => target.scrollIntoView({ block: "start" }), 150);
+  }
 }
 
 // -- overview -------------------------------------------------------------------------------------
@@ -992,6 +1019,14 @@ document.addEventListener("DOMContentLoaded", () => {
       document.getElementById("timeline").classList.toggle(`hide-${box.value}`, !box.checked);
     });
   }
+  document.getElementById("prev-prompt").addEventListener("click", () => jumpPrompt(-1));
+  document.getElementById("next-prompt").addEventListener("click", () => jumpPrompt(1));
+  document.addEventListener("keydown", (e) => {
+    if (currentPromptView() && !e.target.closest("input, select, textarea") && !e.ctrlKey && !e.metaKey && !e.altKey) {
+      if (e.key === "j") jumpPrompt(1);
+      else if (e.key === "k") jumpPrompt(-1);
+    }
+  });
   document.getElementById("find-prev").addEventListener("click", () => stepFind(-1));
   document.getElementById("find-next").addEventListener("click", () => stepFind(1));
   window.addEventListener("hashchange", route);
