@@ -13,13 +13,13 @@ import difflib
 import re
 
 from funes.retrieve.said import PLAN_TOOL, plan_steps
+from funes.retrieve.subagents import SUBAGENT_TOOLS
 
 # Claude Code's Read output (`   12→text`), Gemini's and others' `12→`.
 _NUMBERED = re.compile(r"^ *\d+→", re.M)
 EDIT_TOOLS = {"edit", "multiedit", "str_replace", "str_replace_editor", "replace", "edit_file"}
 PATCH_TOOLS = {"apply_patch"}
 READ_TOOLS = {"read", "read_file", "view", "readfile"}
-SUBAGENT_TOOLS = {"task", "agent"}
 _KEYS = ("file_path", "path", "old_string", "new_string", "replace_all", "edits", "old_str")
 _KEY_LINE = re.compile(
     r"^(file_path|path|old_string|new_string|old_str|new_str|replace_all):(?: (.*))?$"
@@ -43,7 +43,7 @@ def is_plan(tool_name: str | None) -> bool:
 
 
 def is_subagent_call(tool_name: str | None) -> bool:
-    return (tool_name or "").lower() in SUBAGENT_TOOLS
+    return (tool_name or "") in SUBAGENT_TOOLS
 
 
 def without_line_numbers(text: str) -> str:

@@ -7,15 +7,18 @@ transcript may be missing (Claude Code leaves `agent-*.jsonl` files beside an em
 file); such a subagent is *stray*: it is marked with the parent's id, not linked.
 
 What a subagent was asked to do is in the parent's Task/Agent call: its `description` names the
-task, its `prompt` is the subagent's first prompt, and Claude Code's result ends with
-`agentId: <id>`. `task_calls` pairs each call with the subagent session it started, so a page
-can link a call to the transcript and name a subagent by its task.
+task and its `prompt` is the subagent's first prompt. `task_calls` pairs each call with the
+subagent session whose first prompt is the call's prompt (parallel calls included: results come
+back in any order, prompts do not change), so a page can link a call to the transcript and name
+a subagent by its task.
 
 API (small, so recall can use it too):
 
+- `is_subagent_id(session_id)`: a Claude Code subagent's session (`agent-…`).
 - `is_warmup(first_prompt)`: Claude Code's `Warmup` probe: a subagent with nothing in it.
 - `parents(store, session_ids)`: session id → the id its first turn names as its parent.
 - `task_calls(store, parent)`: the parent's Task/Agent calls, each with the subagent it started.
+- `call_fields(text)`: a Task/Agent call's `description`, `subagent_type` and `prompt`.
 - `describe(store, session)`: one subagent's parent, task and the call that started it.
 """
 
@@ -30,7 +33,6 @@ from funes.retrieve.filters import quote_sql
 # The tools that start a subagent (Claude Code's Task, later Agent; opencode's task).
 SUBAGENT_TOOLS = ("Task", "Agent", "task")
 _FIELD = re.compile(r"^(description|subagent_type|prompt):[ \n]?(.*)$", re.M)
-_AGENT_ID = re.compile(r"\bagentId: ([0-9a-f]{6,})")
 _LABEL = re.compile(r"^\[tool_(?:use|result) [^\]]*\] ?")
 # How much of a prompt is compared to tell which subagent a call started.
 _PROMPT_KEY = 120
@@ -172,11 +174,6 @@ def _match(prompt: str, children: dict[str, str]) -> str:
             if first and (first.startswith(key) or key.startswith(first)):
                 return session
     return ""
-
-
-def agent_ids(result_text: str) -> list[str]:
-    """The subagent session ids a Task/Agent result names (`agentId: a6aa…` → `agent-a6aa…`)."""
-    return [f"agent-{found}" for found in _AGENT_ID.findall(result_text)]
 
 
 def describe(store: Any, session_id: str) -> SubagentInfo | None:
