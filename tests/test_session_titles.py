@@ -7,7 +7,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from funes.index.indexer import index
-from funes.inspect.sessions import format_sessions_human, list_sessions, session_page
+from funes.inspect.sessions import (
+    format_sessions_human,
+    format_show_human,
+    list_sessions,
+    session_page,
+    show_session,
+)
 from funes.retrieve.said import is_acknowledgement, request_text, strip_wrappers
 from funes.retrieve.subagents import describe, task_calls
 from funes.sync.memory import open_memory
@@ -79,3 +85,5 @@ def test_the_session_list_titles_by_the_real_request_and_folds_subagents(corpus:
     alice = describe(store, "agent-a4ca7529859c158c2")
     assert alice is not None and alice.parent == PARENT and alice.parent_in_memory
     assert alice.task == "Research Claude Code plan mode"
+    shown = format_show_human(show_session("agent-a4ca7529859c158c2"), width=100)
+    assert f"\nsubagent of {PARENT} · task: Research Claude Code plan mode\n" in shown

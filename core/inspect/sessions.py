@@ -391,8 +391,14 @@ def show_session(session: str, memory: str | None = None) -> SessionView:
     from funes.retrieve.get import get_turns
     from funes.sync.memory import open_memory
 
-    summary, table = _one_summary(open_memory(memory).store, session)
+    store = open_memory(memory).store
+    summary, table = _one_summary(store, session)
     session_id = summary.session_id
+    if summary.parent:  # a subagent: named by the task its parent gave it
+        from funes.retrieve.subagents import describe
+
+        about = describe(store, session_id)
+        summary.task = about.task if about else ""
     first = min(table.to_pylist(), key=lambda r: (r["seq"], r["turn_uuid"]))
     # The whole session is the window around its first turn that reaches its last seq.
     result = get_turns(session_id, first["turn_uuid"], window=2**62, memory=memory)
@@ -519,6 +525,10 @@ def format_show_human(view: SessionView, width: int | None = None, *, colour: bo
     lines = [paint(_header(view.summary), "bold")]
     if view.summary.source_path:
         lines.append(f"source: {view.summary.source_path}")
+    if view.summary.parent:
+        missing = " (not in the memory)" if view.summary.stray else ""
+        task = f" · task: {view.summary.task}" if view.summary.task else ""
+        lines.append(f"subagent of {view.summary.parent}{missing}{task}")
     lines += [f"note: {n}" for n in view.result.notes]
     role_colour = {"user": "green", "assistant": "blue", "system": "magenta", "tool": "yellow"}
     for turn in view.result.turns:

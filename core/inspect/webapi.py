@@ -138,13 +138,11 @@ def session(memory: str | None, params: Params) -> dict[str, Any]:
 
 def _link_subagents(memory: str | None, data: dict[str, Any]) -> None:
     from funes.inspect.tools import is_subagent_call
-    from funes.retrieve.subagents import describe, task_calls
+    from funes.retrieve.subagents import task_calls
     from funes.sync.memory import open_memory
 
     store = open_memory(memory).store
     session_id = data["session"]["session_id"]
-    about = describe(store, session_id)
-    data["session"]["task"] = about.task if about else ""
     calls: dict[str, list[Any]] = {}
     tasks: dict[str, str] = {}
     for call in task_calls(store, session_id):
