@@ -247,7 +247,7 @@ def test_every_printed_handle_works_as_printed(colliding_memory: Path) -> None:
     listed = CliRunner().invoke(main, ["sessions", "--limit", "0"]).output
     for s in sessions:
         assert len(s.handle) >= 8 and s.session_id.startswith(s.handle)
-        assert f"  {s.handle} " in listed
+        assert (f"  {s.handle} " in listed) != s.warmup  # warm-up probes are left out
         shown = CliRunner().invoke(main, ["show", s.handle, "--json"])
         assert shown.exit_code == 0, shown.output
         assert json.loads(shown.output)["session"]["session_id"] == s.session_id
@@ -284,3 +284,19 @@ def test_a_prefix_several_sessions_share_lists_their_handles(colliding_memory: P
     shared_turn = CliRunner().invoke(main, ["get", "20261129", "1"])
     assert shared_turn.exit_code == 1
     assert "matches 2 sessions: 20261129_0753, 20261129_0754; give one" in shared_turn.output
+
+
+def test_show_in_colour_lets_no_transcript_escape_reach_the_terminal() -> None:
+    build_memory(
+        [
+            turn("esc-0001", "u1", 0, "title \x1b]0;pwned\x07 and \x1b[2J clear \x9b1A up"),
+            turn("esc-0001", "a1", 1, "\x1b[31mred\x1b[0m answer", role="assistant"),
+        ]
+    )
+    text = format_show_human(show_session("esc-0001"), width=100, colour=True)
+    body = text.split("seq 0", 1)[1]
+    assert "title  and  clear 1A up" in body and "red answer" in body
+    # Only funes's own styles remain: SGR sequences around its labels and rules.
+    import re
+
+    assert not re.search(r"\x1b(?!\[[0-9;]*m)|[\x00-\x08\x0b-\x1a\x1c-\x1f\x7f\x9b]", text)

@@ -15,8 +15,9 @@ import time
 
 from recall_fixtures import build_memory, turn
 
-from funes.inspect.picker import Picker
-from funes.inspect.sessions import list_sessions
+from funes.inspect.picker import COPY, RESUME, Picker
+from funes.inspect.sessions import list_sessions, sessions_saying
+from funes.sync.memory import open_memory
 
 
 def _memory() -> None:
@@ -52,8 +53,42 @@ def test_typing_filters_and_arrows_move_over_what_is_shown() -> None:
     picker.key("down")
     picker.key("down")  # past the end: stays on the last
     assert picker.selected is not None and picker.selected.session_id == "cccc3333-z"
+    picker.key("ctrl-y")  # copy and read come back to the list
+    assert picker.action == COPY and not picker.done
     picker.key("enter")
-    assert picker.done and picker.chosen == picker.selected
+    assert picker.done and picker.chosen == picker.selected and picker.action == RESUME
+
+
+def test_the_picker_finds_a_session_by_a_word_said_deep_inside_it() -> None:
+    """All sessions, not the newest 50; matched on what was said (the full-text index), each
+    named by a handle no other session shares."""
+    turns = []
+    for n in range(60):
+        turns.append(
+            turn(
+                f"0000aaaa-{n:04d}",
+                "a",
+                0,
+                f"task number {n}",
+                ts=f"2026-03-{1 + n % 28:02d}T10:00:00Z",
+            )
+        )
+    deep = [turn("0000aaaa-deep", f"d{i}", i, f"routine step {i}") for i in range(40)]
+    deep.append(
+        turn("0000aaaa-deep", "d40", 40, "switch the build backend to hatchling", role="assistant")
+    )
+    build_memory(turns + deep)
+    store = open_memory(None).store
+    sessions = list_sessions(limit=0)
+    assert len(sessions) == 61
+    picker = Picker(sessions, search=lambda query: sessions_saying(store, query))
+    for char in "hatchling":
+        picker.key(char)
+    assert [s.session_id for s in picker.shown] == ["0000aaaa-deep"]
+    assert picker.said == {"0000aaaa-deep": 1}
+    handles = [s.handle for s in sessions]
+    assert len(set(handles)) == len(handles) and all(len(h) > 8 for h in handles)
+    assert f" {picker.shown[0].handle} [1×] " in picker.line(picker.shown[0], 200)
 
 
 def _own_terminal() -> None:
@@ -95,7 +130,7 @@ def _terminal_sessions(keys: list[bytes]) -> tuple[int, bytes]:
             screen += chunk
 
     try:
-        read(b"Enter choose")  # the help line is drawn
+        read(b"Enter resume")  # the help line is drawn
         for key in keys:
             os.write(primary, key)
             time.sleep(0.3)
@@ -108,14 +143,16 @@ def _terminal_sessions(keys: list[bytes]) -> tuple[int, bytes]:
     return code, screen
 
 
-def test_the_terminal_picker_filters_previews_and_prints_the_choice() -> None:
+def test_enter_resumes_the_chosen_session_with_the_resume_code() -> None:
     _memory()
     code, screen = _terminal_sessions([b"cart", b"\x1b[B", b"\r"])
-    assert code == 0
     assert b"bbbb2222-y" in screen  # previewed: the first match, before moving
     tail = screen.rsplit(b"\x1b[?1049l", 1)[-1]  # what is printed after the picker closes
-    assert b"session cccc3333-z \xc2\xb7 codex \xc2\xb7 /srv/cart" in tail
-    assert b"funes resume cccc3333" in tail
+    # Enter asked `funes resume`'s plan for the session: codex is not installed in this test's
+    # PATH and /srv/cart does not exist, so it says why and prints the command to run.
+    assert code == 1
+    assert b"cannot resume: codex is not on PATH" in tail
+    assert b"codex resume cccc3333-z" in tail
 
 
 def test_esc_cancels_the_picker() -> None:

@@ -279,7 +279,8 @@ def test_search_open_a_turn_browse_a_session_and_the_overview_in_chromium(
         page.click("#search-form button[type=submit]")
         first = page.locator(".hit").first
         first.wait_for()
-        assert "codex" in first.locator(".provenance").inner_text()
+        assert "Codex" in first.locator(".provenance").inner_text()
+        assert "#search&q=portfolio" in page.url  # the query is in the address
         assert "portfolio" in first.locator(".passage").inner_text()
         first.locator(".open-turn").click()
         first.locator(".turn.asked").wait_for()
@@ -296,7 +297,7 @@ def test_search_open_a_turn_browse_a_session_and_the_overview_in_chromium(
         # 5 turns: the 2 that hold only tool results are shown inside their calls' units.
         assert page.locator("#timeline .turn").count() == 3
         assert page.locator("#timeline .tool-unit").count() == 2
-        assert "codex" in page.locator("#session-head").inner_text()
+        assert "Codex" in page.locator("#session-head").inner_text()
         page.screenshot(path=str(shots / "ui-session.png"), full_page=True)
 
         # Transcript markup is shown as text and never runs.
@@ -395,7 +396,14 @@ def test_a_filter_nothing_matches_lists_no_sessions(server: UIServer) -> None:
     for query in ("project=doesnotexist", "since=2030-01-01", "harness=hermes"):
         assert api(server, f"sessions?{query}") == (
             200,
-            {"sessions": [], "total": 0, "subagents": 0, "offset": 0, "limit": 100},
+            {
+                "sessions": [],
+                "total": 0,
+                "subagents": 0,
+                "warmups": 0,
+                "offset": 0,
+                "limit": 100,
+            },
         ), query
 
 
@@ -484,10 +492,14 @@ def test_a_reader_searches_follows_a_hit_into_its_session_and_its_subagents_in_c
 
         # Into its session: the 1,007-turn session opens at the hit, which is open and marked.
         with page.expect_response(lambda r: "api/session?" in r.url):
-            first.locator(".session-link").click()
+            page.locator(".hit-group .session-link").first.click()
         asked = page.locator("#timeline .turn.asked")
         asked.wait_for()
         assert page.locator("#timeline > .turn").count() > 300
+        # Its two compaction summaries are labelled so, and listed in the outline.
+        assert page.locator("#timeline .block.compaction .compaction-mark").count() == 2
+        assert page.locator("#outline li.outline-compaction").count() == 2
+        assert page.locator("#outline li.outline-prompt").count() > 50
         assert asked.locator("mark.term").count() >= 2
         assert asked.is_visible()
         page.wait_for_timeout(300)
@@ -499,7 +511,7 @@ def test_a_reader_searches_follows_a_hit_into_its_session_and_its_subagents_in_c
         assert tool in {"bash", "read", "edit", "write"}
         unit.locator("summary").click()
         unit.locator(".part-label").last.wait_for()  # opened: its parts are drawn
-        assert unit.locator(".part-label").all_inner_texts() == ["CALL", "RESULT"]
+        assert unit.locator(".part-label").all_inner_texts() == ["CALL", f"{tool.upper()} OUTPUT"]
         assert page.locator("#timeline .block.final .md").is_visible()  # the final answer, open
 
         # Search within the session: counted, marked, stepped through.
@@ -542,6 +554,8 @@ def test_a_reader_searches_follows_a_hit_into_its_session_and_its_subagents_in_c
         page.locator(".parent-link").click()
         page.locator(".subagent-link").first.wait_for()
         assert page.locator(".subagent-link").count() == 6
+        # Each named by the task its Agent call gave it, not a bare id.
+        assert "Research Claude Code plan mode" in page.locator(".subagent-link").all_inner_texts()
         assert PARENT_SESSION in page.locator("#session-head").inner_text()
 
         # Markdown payloads render as text and never run.

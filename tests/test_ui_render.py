@@ -116,3 +116,55 @@ def test_the_tool_label_the_indexer_adds_is_shown_once() -> None:
     assert tool_label_removed("tool_result", "Bash", "[tool_result Bash] ok") == "ok"
     assert tool_label_removed("tool_result", None, "[tool_result] ok") == "ok"
     assert tool_label_removed("text", None, "[tool_use Bash] quoted") == "[tool_use Bash] quoted"
+
+
+@pytest.mark.parametrize("payload", PAYLOADS)
+def test_every_tool_renderer_keeps_markup_as_text(payload: str) -> None:
+    shapes = [
+        ("tool_use", "Edit", f"file_path: /x/{payload}\nold_string:\n{payload}\nnew_string:\nok"),
+        ("tool_use", "TodoWrite", f"[in_progress] {payload}\n[pending] next"),
+        ("tool_use", "Task", f"description: {payload}\nprompt:\n{payload}\nsubagent_type: x"),
+        ("tool_result", "Task", payload),
+        ("tool_use", "Bash", f"command: echo {payload}\ndescription: {payload}"),
+        (
+            "tool_result",
+            "Bash",
+            f"diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-{payload}\n+ok",
+        ),
+        ("tool_use", "apply_patch", f"*** Begin Patch\n*** Update File: x\n@@\n-{payload}\n+y"),
+        ("text", None, f"<ide_selection>{payload}</ide_selection>{payload}"),
+    ]
+    for block_type, tool, text in shapes:
+        html = block_html(block_type, tool, text, "user")
+        assert_inert(html)
+        assert "<script" not in html
+
+
+def test_each_tool_reads_as_people_read_it() -> None:
+    edit = block_html(
+        "tool_use",
+        "Edit",
+        "file_path: /srv/app.py\nold_string:\nkeep\nrate = 1\nnew_string:\nkeep\nrate = 2",
+    )
+    assert '<p class="diff-path">/srv/app.py</p>' in edit
+    assert '<span class="diff-del">-rate = 1</span>' in edit
+    assert '<span class="diff-add">+rate = 2</span>' in edit
+    plan = block_html("tool_use", "update_plan", "[completed] Read it\n[in_progress] Fix it")
+    assert 'class="step step-completed"' in plan and "☑</span> Read it" in plan
+    assert 'class="step step-in_progress"' in plan
+    read = block_html("tool_result", "Read", "     1→import os\n     2→print(os.sep)")
+    assert "→" not in read and "import os\nprint(os.sep)" in read
+    bash = block_html("tool_use", "Bash", "command: ls -la\ndescription: List the files")
+    assert '<p class="call-note">List the files</p>' in bash
+    assert "List the files" not in bash.split("</p>", 1)[1]  # the description is not shell
+    task = block_html("tool_result", "Task", "## Report\n\n- **done**")
+    assert "<h2>Report</h2>" in task and "<strong>done</strong>" in task
+    asked = block_html(
+        "text", None, "<ide_selection>The user selected x</ide_selection>\nFix it", "user"
+    )
+    assert "ide_selection" not in asked and "Fix it" in asked
+    assert "selected in the IDE</span> The user selected x" in asked
+    only = block_html("text", None, "<local-command-stdout>See ya!</local-command-stdout>", "user")
+    assert "local-command-stdout" not in only and "command output</span> See ya!" in only
+    coloured = block_html("tool_result", "Bash", "diff --git a/x b/x\n@@ -1 +1 @@\n-old\n+new")
+    assert '<span class="diff-add">+new</span>' in coloured

@@ -22,13 +22,16 @@ from funes.safe_text import strip_controls
 @memory_option
 @click.option("--json", "as_json", is_flag=True, help="Print the digest's items as JSON.")
 def command(session: str, max_tokens: int, memory: str | None, as_json: bool) -> None:
-    """Print a compact digest of SESSION to paste into a fresh session: what was asked, what
-    was concluded, the errors and what followed them, the files changed, each quoted from the
-    session with the `funes get` line that prints the rest.
+    """Print a compact digest of SESSION to paste into a fresh session: the session's own
+    compaction summary, what was asked (the latest asks first), what was concluded, the errors
+    and what followed them, the files changed, the last plan or todo list and, when it stopped
+    mid-work, the step it was on; each quoted with the `funes get` line that prints the rest.
 
     \b
-    Nothing is summarised by a model: every line is the session's own words. The first prompt
-    and the final answer come first; what does not fit --max-tokens is counted in a note.
+    Nothing is summarised by a model: every line is the session's own words. The first and the
+    latest prompt, the final answer, the summary, the plan and where it stopped come first;
+    acknowledgements ("ok", "👍") and look-ups that found nothing are left out; what does not
+    fit --max-tokens is counted in a note.
     \b
     Examples:
       funes catchup 60f3c85c

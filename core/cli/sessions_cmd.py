@@ -49,11 +49,14 @@ def command(
 ) -> None:
     """List the sessions in the memory, newest first: start, agent, project, turns, chunks,
     session handle (the id's first 8 characters, more where another session shares them; `funes
-    show` takes it as printed) and the first prompt.
+    show` takes it as printed) and the first real request (slash commands and wrappers skipped).
 
-    On a terminal it opens a picker: type to filter, ↑/↓ to move (the selected session is
-    previewed below the list), Enter to choose it (its id and the commands for it are
-    printed), Esc to cancel. Piped, or with --plain or --json, it prints the list.
+    On a terminal it opens a picker over every session: type words to find a session by its
+    title, folder or agent, or by anything said in it (the memory's full-text index); ↑/↓
+    move, and the selected session is previewed below the list (its last prompt, final
+    answer, files changed and where it stopped). Enter resumes it in its agent (as `funes
+    resume` does), Ctrl-O reads it in the pager, Ctrl-Y copies the command that resumes it,
+    Esc cancels. Piped, or with --plain or --json, it prints the list (--limit applies).
 
     \b
     Examples:
@@ -64,6 +67,10 @@ def command(
     """
     from funes.inspect.sessions import format_sessions_human, format_sessions_json, list_sessions
 
+    picking = not (plain or as_json) and _interactive()
+    source = click.get_current_context().get_parameter_source("limit")
+    if picking and source is click.core.ParameterSource.DEFAULT:
+        limit = 0  # the picker searches every session
     with reading_memory():
         found = list_sessions(
             memory, harness=harness, project=project, since=since, until=until, limit=limit
@@ -71,8 +78,8 @@ def command(
     if as_json:
         click.echo(strip_controls(format_sessions_json(found)), nl=False)
         return
-    if not plain and _interactive() and found:
-        _pick(found)
+    if picking and found:
+        _pick([s for s in found if not s.warmup], memory)
         return
     filtered = any((harness, project, since, until))
     more = bool(limit) and len(found) == limit
@@ -83,14 +90,41 @@ def _interactive() -> bool:
     return sys.stdin.isatty() and sys.stdout.isatty() and not os.environ.get("FUNES_NO_TUI")
 
 
-def _pick(found: list[SessionSummary]) -> None:
-    import shutil
+def _pick(found: list[SessionSummary], memory: str | None) -> None:
+    from funes.inspect.picker import RESUME, run_picker
+    from funes.inspect.resume import plan_resume, run_resume
+    from funes.inspect.sessions import format_show_human, sessions_saying, show_session
+    from funes.inspect.terminal import wants_colour
+    from funes.retrieve.catchup import Catchup, build_catchup
+    from funes.retrieve.subagents import describe
+    from funes.sync.memory import open_memory
 
-    from funes.inspect.picker import preview, run_picker
+    store = open_memory(memory).store
 
-    chosen = run_picker(found, "funes sessions")
-    if chosen is None:
+    def digest(s: SessionSummary) -> Catchup:
+        if s.parent and not s.task:  # a subagent's preview names its task
+            about = describe(store, s.session_id)
+            s.task = about.task if about else ""
+        return build_catchup(s.session_id, memory)
+
+    picker = run_picker(
+        found,
+        "funes sessions",
+        search=lambda query: sessions_saying(store, query),
+        digest=digest,
+        read=lambda s: format_show_human(show_session(s.session_id, memory), colour=wants_colour()),
+    )
+    chosen = picker.chosen
+    if chosen is None or picker.action != RESUME:
         click.echo("cancelled", err=True)
         return
-    width = shutil.get_terminal_size((100, 24)).columns
-    click.echo(strip_controls("\n".join(preview(chosen, width))))
+    plan = plan_resume(chosen.session_id, memory)
+    for note in plan.notes:
+        click.echo(f"note: {note}", err=True)
+    if not plan.runnable:
+        for problem in plan.problems:
+            click.echo(f"cannot resume: {problem}", err=True)
+        click.echo(plan.command_line())
+        raise SystemExit(1)
+    click.echo(f"resuming {chosen.handle or chosen.session_id}: {plan.command_line()}", err=True)
+    run_resume(plan)

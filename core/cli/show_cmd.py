@@ -15,7 +15,8 @@ from funes.safe_text import strip_controls
 def command(session: str, memory: str | None, as_json: bool, fmt: str | None) -> None:
     """Print every turn of SESSION (an id, or a unique prefix such as the handle `funes
     sessions` and `funes recall` show), in order, with its agent, project and times. A prefix
-    several sessions share is refused with the handle of each.
+    several sessions share is refused with the handle of each. On a terminal the session is
+    shown in colour in your pager ($PAGER, else `less -R`); piped, it is printed.
 
     \b
     Examples:
@@ -32,7 +33,21 @@ def command(session: str, memory: str | None, as_json: bool, fmt: str | None) ->
 
     with reading_memory():
         view = show_session(session, memory)
+    chosen = output_format(fmt, as_json)
+    if chosen == "human" and _terminal():
+        # On a terminal: coloured, in the pager (less -R), like `git log`.
+        from funes.inspect.terminal import page, wants_colour
+
+        if page(format_show_human(view, colour=wants_colour())):
+            return
     render = {"json": format_show_json, "human": format_show_human, "agent": format_show_agent}[
-        output_format(fmt, as_json)
+        chosen
     ]
     click.echo(strip_controls(render(view)), nl=False)
+
+
+def _terminal() -> bool:
+    import os
+    import sys
+
+    return sys.stdout.isatty() and sys.stdin.isatty() and not os.environ.get("FUNES_NO_TUI")

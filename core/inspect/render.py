@@ -44,16 +44,127 @@ def tool_label_removed(block_type: str, tool_name: str | None, text: str) -> str
     return text
 
 
-def block_html(block_type: str, tool_name: str | None, text: str) -> str:
-    """The HTML of one block, its tool label already removed: Markdown for text and
-    reasoning, a highlighted command for a shell call, terminal output for a tool result."""
+def block_html(block_type: str, tool_name: str | None, text: str, role: str = "") -> str:
+    """The HTML of one block, its tool label already removed, rendered per tool: Markdown for
+    text and reasoning (a user's without the harness's wrapper tags) and for a subagent's
+    report, an edit or a patch as a diff, a plan as a checklist, a shell call's command
+    highlighted (its description as prose), a file read without its line-number arrows, diff
+    output coloured, other tool output as a terminal shows it."""
+    from funes.inspect import tools
+
     if block_type in ("text", "thinking"):
+        if role == "user" and "\x1b[" not in text:
+            return _user_text_html(text)
         # Text holding colour codes is a terminal's output (Claude Code records a local
         # command's, e.g. `/context`, as the user's text): shown as a terminal shows it.
         return terminal_html(text) if "\x1b[" in text else markdown_html(text)
     if block_type == "tool_use":
-        return code_html(text, _input_language(tool_name, text))
+        if tools.is_edit(tool_name):
+            diff = tools.edit_diff(text)
+            if diff is not None:
+                return diff_html(diff[1], diff[0])
+        if tools.is_plan(tool_name):
+            steps = tools.checklist(text)
+            if steps:
+                return checklist_html(steps)
+        if tools.is_subagent_call(tool_name):
+            return _subagent_call_html(text)
+        if tools.is_patch(tool_name, text):
+            return diff_html(text.splitlines(), "")
+        return _call_html(tool_name, text)
+    if tools.is_subagent_call(tool_name):
+        return markdown_html(text)  # a subagent's report is Markdown
+    if tools.is_read(tool_name) or tools.is_edit(tool_name):
+        text = tools.without_line_numbers(text)
+    if _looks_like_diff(text):
+        return diff_html(strip_ansi(text).splitlines(), "")
     return terminal_html(text)
+
+
+def _subagent_call_html(text: str) -> str:
+    """A Task/Agent call: its description and agent type on one line, its prompt as Markdown."""
+    from funes.retrieve.subagents import call_fields
+
+    fields = call_fields(text)
+    if "prompt" not in fields:
+        return markdown_html(text)
+    head = " · ".join(
+        escape(fields[key], quote=False)
+        for key in ("description", "subagent_type")
+        if fields.get(key)
+    )
+    return f'<p class="call-note"><strong>{head}</strong></p>' + markdown_html(fields["prompt"])
+
+
+def _without_wrappers(text: str) -> str:
+    from funes.retrieve.said import strip_wrappers
+
+    return strip_wrappers(text)
+
+
+def _user_text_html(text: str) -> str:
+    """A user's text without the harness's wrapper tags: what the person typed as Markdown,
+    each wrapper's content as a muted line of context named in words."""
+    from funes.retrieve.said import CONTEXT_NAMES, wrapped_context
+
+    if "<" not in text:
+        return markdown_html(text)
+    context = [
+        f'<p class="call-note"><span class="context-kind">{escape(CONTEXT_NAMES.get(tag, tag))}'
+        f"</span> {escape(strip_ansi(body), quote=False)}</p>"
+        for tag, body in wrapped_context(text)
+        if body and tag != "command-message"
+    ]
+    typed = _without_wrappers(text)
+    return "".join(context) + (markdown_html(typed) if typed else "")
+
+
+_DIFF_START = re.compile(r"^(diff --git |--- a/|@@ -\d)", re.M)
+
+
+def _looks_like_diff(text: str) -> bool:
+    return bool(_DIFF_START.search(text[:4000])) and "\n+" in text and "\n-" in text
+
+
+def diff_html(lines: list[str], path: str) -> str:
+    """A diff: `+` lines green, `-` lines red, hunk and file headers marked; `path` above."""
+    out = []
+    for line in lines:
+        css = ""
+        if line.startswith(("+++", "---", "diff --git", "*** ")):
+            css = "diff-file"
+        elif line.startswith("@@"):
+            css = "diff-hunk"
+        elif line.startswith("+"):
+            css = "diff-add"
+        elif line.startswith("-"):
+            css = "diff-del"
+        body = escape(line, quote=False) or " "
+        out.append(f'<span class="{css}">{body}</span>' if css else body)
+    head = f'<p class="diff-path">{escape(path, quote=False)}</p>' if path else ""
+    return f'{head}<pre class="code diff">' + "\n".join(out) + "</pre>"
+
+
+def checklist_html(steps: list[tuple[str, str]]) -> str:
+    marks = {"completed": "☑", "in_progress": "▶", "cancelled": "☒"}
+    items = "".join(
+        f'<li class="step step-{escape(status, quote=True)}"><span class="box">'
+        f"{marks.get(status, '☐')}</span> {escape(step, quote=False)}</li>"
+        for status, step in steps
+    )
+    return f'<ul class="checklist">{items}</ul>'
+
+
+def _call_html(tool_name: str | None, text: str) -> str:
+    """A tool call: a shell command highlighted as shell, its other keys (a `description`) as
+    prose beside it; any other input highlighted by what it looks like."""
+    language = _input_language(tool_name, text)
+    if language == "bash" and "\ndescription: " in text and text.startswith("command:"):
+        command, _, rest = text.partition("\ndescription: ")
+        command = command.removeprefix("command:").lstrip(" \n")
+        note = f'<p class="call-note">{escape(rest.strip(), quote=False)}</p>'
+        return note + code_html(command, "bash")
+    return code_html(text, language)
 
 
 def markdown_html(text: str) -> str:

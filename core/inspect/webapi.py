@@ -108,23 +108,67 @@ def sessions(memory: str | None, params: Params) -> dict[str, Any]:
 
     limit = _int(params, "limit", 100, 1, 5000)
     offset = _int(params, "offset", 0, 0, 10**9)
-    page = session_page(memory, offset=offset, limit=limit, **_filters(params, SESSION_FILTERS))
+    text = (params.get("q") or "").strip()
+    page = session_page(
+        memory, offset=offset, limit=limit, text=text, **_filters(params, SESSION_FILTERS)
+    )
     return {
         "sessions": [s.as_dict() for s in page.rows],
         "total": page.total,
         "subagents": page.subagents,
+        "warmups": page.warmups,
         "offset": page.offset,
         "limit": page.limit,
     }
 
 
 def session(memory: str | None, params: Params) -> dict[str, Any]:
+    """One whole session, each block rendered, each Task/Agent call linked to the subagent
+    session it started (`subagent`: its id and task), and, for a subagent, what it was asked
+    (`session.task`)."""
     from funes.inspect.sessions import show_json, show_session
 
     session_id = (params.get("id") or "").strip()
     if not session_id:
         raise BadRequest("which session? (id missing)")
-    return _with_html(show_json(show_session(session_id, memory)))
+    data = _with_html(show_json(show_session(session_id, memory)))
+    _link_subagents(memory, data)
+    return data
+
+
+def _link_subagents(memory: str | None, data: dict[str, Any]) -> None:
+    from funes.inspect.tools import is_subagent_call
+    from funes.retrieve.subagents import task_calls
+    from funes.sync.memory import open_memory
+
+    store = open_memory(memory).store
+    session_id = data["session"]["session_id"]
+    calls: dict[str, list[Any]] = {}
+    tasks: dict[str, str] = {}
+    for call in task_calls(store, session_id):
+        calls.setdefault(call.turn_uuid, []).append(call)
+        if call.subagent and call.description:
+            tasks[call.subagent] = call.description
+    data["session"]["subagent_tasks"] = tasks  # each subagent's task, to name its link
+    for turn in data["turns"]:
+        waiting = list(calls.get(turn["turn_uuid"], []))
+        for block in turn["blocks"]:
+            starts = block["block_type"] == "tool_use" and is_subagent_call(block["tool_name"])
+            if starts and waiting:
+                call = waiting.pop(0)
+                block["subagent"] = {"session_id": call.subagent, "task": call.description}
+
+
+def catchup(memory: str | None, params: Params) -> dict[str, Any]:
+    """`funes catchup` for the page: the digest's text, ready to paste into a new session."""
+    from funes.retrieve.catchup import build_catchup, catchup_json, format_catchup
+
+    session_id = (params.get("id") or "").strip()
+    if not session_id:
+        raise BadRequest("name the session: catchup?id=SESSION")
+    max_tokens = _int(params, "max_tokens", 1500, 200, 20_000)
+    digest = build_catchup(session_id, memory, max_tokens=max_tokens)
+    return {"text": format_catchup(digest, max_tokens), **catchup_json(digest)}
 
 
 def turn(memory: str | None, params: Params) -> dict[str, Any]:
@@ -142,12 +186,21 @@ def _with_html(data: dict[str, Any]) -> dict[str, Any]:
     """Each block of `data["turns"]` gets `html` (rendered) beside its `text` (as stored, for
     search within the page), the tool label the indexer adds taken out of both."""
     from funes.inspect.render import block_html, tool_label_removed
+    from funes.inspect.tools import brief
+    from funes.retrieve.said import is_compaction, request_text
 
     for turn in data["turns"]:
         for block in turn["blocks"]:
             kind, tool = block["block_type"], block["tool_name"]
             block["text"] = tool_label_removed(kind, tool, block["text"])
-            block["html"] = block_html(kind, tool, block["text"])
+            block["html"] = block_html(kind, tool, block["text"], turn.get("role", ""))
+            # A compaction summary is labelled so, not as what the agent or the user said.
+            block["compaction"] = kind == "text" and is_compaction(block["text"], turn["role"])
+            # What the person asked in it ("" for harness text): the page's outline lists these.
+            user_text = kind == "text" and turn["role"] == "user"
+            block["asked"] = request_text(block["text"]) if user_text else ""
+            if kind == "tool_use":
+                block["brief"] = brief(tool, block["text"])
     return data
 
 
@@ -183,6 +236,7 @@ ROUTES: dict[str, Callable[[str | None, Params], dict[str, Any]]] = {
     "overview": overview,
     "sync": sync,
     "resume": resume,
+    "catchup": catchup,
 }
 
 

@@ -1,12 +1,19 @@
 """`funes catchup SESSION`: a compact digest of a past session, in its own words, to paste into
 a fresh one.
 
-Nothing is summarised by a model: the digest quotes what the session said. It takes the user's
-prompts (what was asked), the assistant's last reply before each next prompt (what was
-concluded), tool output that reports an error with the reply that followed it (errors and their
-fixes), and the files its tool calls changed or read. Under a token budget the first prompt and
-the final conclusion come first, then files, errors, the other conclusions and prompts; what
-does not fit is counted in a note, and every item names the turn its `funes get` line prints.
+Nothing is summarised by a model: the digest quotes what the session said. It takes the
+session's own compaction summary (the best catch-up text there is, when the agent wrote one),
+the user's prompts (what was asked; acknowledgements such as `ok` or `👍` and harness text are
+not asks), the assistant's last reply before each next prompt (what was concluded; a reply said
+twice is quoted once), tool output that reports a real error with the reply that followed it (a
+`grep`/`ls` that found no file is not one), the files its tool calls changed or read, the last
+plan or todo list, and where it stopped: a session whose last turn is a tool call or its output,
+or an interruption, stopped mid-work, and the plan step it was on is named.
+
+Under a token budget the first prompt, the latest prompt, the final reply, the latest summary,
+the plan and where it stopped come first, then the latest asks with what they concluded, the
+files, the errors, the older conclusions and prompts (latest first); what does not fit is
+counted in a note, and every item names the turn its `funes get` line prints.
 """
 
 from __future__ import annotations
@@ -25,28 +32,57 @@ from funes.retrieve.formats import (
 )
 from funes.retrieve.get import GetResult, TurnView, get_turns, resolve_session
 from funes.retrieve.handles import session_handles
+from funes.retrieve.said import (
+    INTERRUPTED,
+    PLAN_TOOL,
+    is_acknowledgement,
+    is_compaction,
+    plan_steps,
+    request_text,
+    unfinished,
+)
 
 DEFAULT_MAX_TOKENS = 1500
 # How much of each kind of item is quoted, in characters (cut at a word boundary, marked …).
 FIRST_PROMPT_CHARS = 700
 FINAL_CHARS = 900
+SUMMARY_CHARS = 1600
 PROMPT_CHARS = 240
 CONCLUSION_CHARS = 360
 ERROR_CHARS = 200
 FIX_CHARS = 240
 MAX_FILES = 30
-# What is packed first under a budget (lower first): the first prompt and the final answer,
-# then the files, the errors, the other conclusions, the other prompts.
-ESSENTIAL, FILES_PRIORITY, ERROR_PRIORITY, CONCLUSION_PRIORITY, PROMPT_PRIORITY = range(5)
+# What is packed first under a budget (lower first): the first and the latest prompt, the final
+# reply, the latest compaction summary, the plan and where it stopped; then the latest asks and
+# what they concluded, the files, the errors, the older conclusions, the older prompts, the
+# older summaries. Within a priority the later items win.
+ESSENTIAL, RECENT_PRIORITY, FILES_PRIORITY, ERROR_PRIORITY = range(4)
+CONCLUSION_PRIORITY, PROMPT_PRIORITY, OLD_SUMMARY_PRIORITY = 4, 5, 6
+RECENT_ASKS = 6  # how many of the last prompts (and their conclusions) count as recent
 # An error in tool output, as a line that starts with it (so code that merely names an error,
 # `except ValueError:`, is not one): a traceback, `SomeError: …`, `error: …`, a failed test, a
 # command that is missing or exited non-zero.
+_NOT_EMPTY = r"(?!\s*(?:null|none|false|0|\"\")?\s*,?\s*$)"  # `error: null` is no error
 _ERROR = re.compile(
-    r"^\s*(?:Traceback \(most recent call last\)|[\w.]*(?:Error|Exception)(?:\[\w+\])?:|"
-    r"error(?:\[\w+\])?:|FAILED\b|npm ERR!|fatal:)|command not found|exit (?:code|status) [1-9]|"
+    r"^\s*(?:Traceback \(most recent call last\)|(?:[\w.]*(?:Error|Exception)|error)(?:\[\w+\])?:"
+    + _NOT_EMPTY
+    + r"|FAILED\b|npm ERR!|fatal:)|command not found|exit (?:code|status) [1-9]|"
     r"No such file or directory",
     re.I,
 )
+# A look-up that found nothing (`grep: x: No such file or directory`, `ls: cannot access …`,
+# `rg: src: IO error …`): the agent was looking around, nothing failed.
+_TRIVIAL_ERROR = re.compile(
+    r"^\s*(?:\S+: )?(?:grep|egrep|rg|ls|find|cat|head|tail|stat|wc|file|which|test|cd|sed|awk|"
+    r"tree|du|readlink|realpath|diff): .*(?:No such file|cannot access|not found|IO error)"
+    # the shell itself, for a path it was given (`(eval):cd:1: no such file or directory: x`)
+    r"|^\s*(?:sh|bash|zsh|\(eval\))(?::[\w:]*)?: .*no such file or directory",
+    re.I,
+)
+# A line that says a command failed without saying why: the why is on another line.
+_EXIT_ONLY = re.compile(r"^\s*exit (?:code|status) \d+\s*$", re.I)
+# Lines around an error that say nothing about it.
+_FOOTER = re.compile(r"^\s*(?:For further information visit|See https?://)", re.I)
 # A path in a tool call: `file_path: …` / `path: …` (Claude Code, pi, Hermes), apply_patch.
 _PATH = re.compile(
     r"(?:^|\s)(?:file_path|notebook_path|path|filename):\s*\"?([^\s\",]+)"
@@ -60,8 +96,6 @@ _CONTENT_TOOLS = re.compile(r"read|grep|glob|view|search|find|fetch|^ls$|list", 
 _TOOL_LABEL = re.compile(r"^\[tool_(?:use|result)[^\]]*\] ?")
 # A line of file content as Claude Code's Read shows it (`  55→ …`).
 _NUMBERED = re.compile(r"^\s*\d+→")
-# A prompt that is a harness control, not a request: a slash command, an interruption.
-_CONTROL = ("<", "Caveat:", "/", "[Request interrupted")
 
 
 @dataclass(slots=True)
@@ -139,12 +173,15 @@ def _whole_session(session: str, memory: str | None) -> tuple[GetResult, str]:
 def _items(turns: list[TurnView], workdir: str) -> list[Item]:
     items: list[Item] = []
     prompts = [(i, t) for i, t in enumerate(turns) if _prompt_text(t)]
+    stop = _stopped(turns)
+    said: dict[str, Item] = {}  # a conclusion's words → its latest item: said twice, quoted once
     for n, (i, turn) in enumerate(prompts):
-        first = n == 0
+        first, latest = n == 0, n + 1 == len(prompts)
+        recent = len(prompts) - n <= RECENT_ASKS
         items.append(
             Item(
                 "asked",
-                ESSENTIAL if first else PROMPT_PRIORITY,
+                ESSENTIAL if first or latest else RECENT_PRIORITY if recent else PROMPT_PRIORITY,
                 i,
                 turn.turn_uuid,
                 turn.seq,
@@ -153,48 +190,151 @@ def _items(turns: list[TurnView], workdir: str) -> list[Item]:
         )
         end = prompts[n + 1][0] if n + 1 < len(prompts) else len(turns)
         reply = _last_reply(turns[i + 1 : end])
-        if reply is not None:
-            last = n + 1 == len(prompts)
-            items.append(
-                Item(
-                    "concluded",
-                    ESSENTIAL if last else CONCLUSION_PRIORITY,
-                    end - 0.5,
-                    reply[0].turn_uuid,
-                    reply[0].seq,
-                    clip_words(reply[1], FINAL_CHARS if last else CONCLUSION_CHARS),
-                )
-            )
+        if reply is None:
+            continue
+        # The last words of a session that stopped mid-work are not a conclusion.
+        section = "last said" if latest and stop else "concluded"
+        item = Item(
+            section,
+            ESSENTIAL if latest else RECENT_PRIORITY if recent else CONCLUSION_PRIORITY,
+            end - 0.5,
+            reply[0].turn_uuid,
+            reply[0].seq,
+            clip_words(reply[1], FINAL_CHARS if latest else CONCLUSION_CHARS),
+        )
+        key = " ".join(reply[1].split()).lower()
+        if key in said:
+            items.remove(said[key])
+        said[key] = item
+        items.append(item)
+    items += _summaries(turns)
     items += _errors(turns)
     files = _files(turns, workdir)
     if files:
         items.append(Item("files", FILES_PRIORITY, len(turns) + 1, "", 0, files))
+    plan = _last_plan(turns)
+    if plan is not None:
+        items.append(plan)
+    if stop is not None:
+        items.append(stop)
     items.sort(key=lambda item: item.order)
     return items
 
 
 def _prompt_text(turn: TurnView) -> str:
-    """What the user typed in this turn ("" for tool results and harness boilerplate)."""
+    """What the user asked in this turn ("" for tool results, harness text, compaction
+    summaries and acknowledgements)."""
     if turn.role != "user":
         return ""
-    texts = [b.text.strip() for b in turn.blocks if b.block_type == "text"]
-    typed = [t for t in texts if t and not t.startswith(_CONTROL)]
-    return " ".join(" ".join(typed).split())
+    texts = [request_text(b.text) for b in turn.blocks if b.block_type == "text"]
+    return " ".join(t for t in texts if t)
+
+
+def _reply_text(turn: TurnView) -> str:
+    """The assistant's last words in this turn that say something ("" for `Done.`-like acks)."""
+    if turn.role != "assistant":
+        return ""
+    texts = [b.text.strip() for b in turn.blocks if b.block_type == "text" and b.text.strip()]
+    texts = [t for t in texts if not is_acknowledgement(t)]
+    return texts[-1] if texts else ""
 
 
 def _last_reply(turns: list[TurnView]) -> tuple[TurnView, str] | None:
     for turn in reversed(turns):
-        if turn.role != "assistant":
-            continue
-        texts = [b.text.strip() for b in turn.blocks if b.block_type == "text" and b.text.strip()]
-        if texts:
-            return turn, texts[-1]
+        text = _reply_text(turn)
+        if text:
+            return turn, text
     return None
+
+
+def _summaries(turns: list[TurnView]) -> list[Item]:
+    """The session's compaction summaries: the latest one is essential, older ones come last."""
+    found = []
+    for i, turn in enumerate(turns):
+        text = "\n".join(
+            b.text.strip()
+            for b in turn.blocks
+            if b.block_type == "text" and is_compaction(b.text, turn.role)
+        )
+        if text.strip():
+            found.append(
+                Item(
+                    "summary",
+                    OLD_SUMMARY_PRIORITY,
+                    i,
+                    turn.turn_uuid,
+                    turn.seq,
+                    clip_words(text.strip(), SUMMARY_CHARS),
+                )
+            )
+    if found:
+        found[-1].priority = ESSENTIAL
+    return found
+
+
+def _last_plan(turns: list[TurnView]) -> Item | None:
+    """The session's last plan or todo list (TodoWrite, update_plan, …), one `[status] step` a
+    line, the steps not done marked so they stand out."""
+    for i in range(len(turns) - 1, -1, -1):
+        for block in reversed(turns[i].blocks):
+            if block.block_type != "tool_use" or not PLAN_TOOL.search(block.tool_name or ""):
+                continue
+            steps = plan_steps(block.text)
+            if steps:
+                left = len(unfinished(steps))
+                head = f"{left} of {len(steps)} step(s) not done" if left else "all steps done"
+                lines = [head, *(f"[{status}] {step}" for status, step in steps)]
+                return Item(
+                    "plan",
+                    ESSENTIAL,
+                    len(turns) + 2,
+                    turns[i].turn_uuid,
+                    turns[i].seq,
+                    "\n".join(lines),
+                )
+    return None
+
+
+def _stopped(turns: list[TurnView]) -> Item | None:
+    """Where a session that did not finish stopped: interrupted by the user, or its last turn a
+    tool call or a tool's output with no reply after it, or an ask nobody answered; the plan
+    step it was on, named."""
+    if not turns:
+        return None
+    last = turns[-1]
+    user_texts = [b.text.strip() for b in last.blocks if b.block_type == "text"]
+    why = ""
+    if last.role == "user" and any(t.startswith(INTERRUPTED) for t in user_texts):
+        why = "interrupted by the user"
+    elif last.role == "assistant" and last.blocks and last.blocks[-1].block_type == "tool_use":
+        # Words, then a call that never got its output: the work was under way.
+        why = f"it ended on a call to {last.blocks[-1].tool_name or 'a tool'}, with no output"
+    elif _prompt_text(last):
+        why = "it ended on the user's last ask, with no reply after it"
+    elif not _reply_text(last):
+        kinds = [b for b in last.blocks if b.block_type in ("tool_use", "tool_result")]
+        # A user turn holding its own call is a command the person ran (pi's `!ls`), not work.
+        ran_by_user = last.role == "user" and any(b.block_type == "tool_use" for b in kinds)
+        if kinds and not ran_by_user:
+            tool = kinds[-1].tool_name or "a tool"
+            what = "a call to" if kinds[-1].block_type == "tool_use" else "the output of"
+            why = f"it ended on {what} {tool}, with no reply after it"
+    if not why:
+        return None
+    lines = [f"stopped mid-work: {why}"]
+    plan = _last_plan(turns)
+    if plan is not None:
+        steps = unfinished(plan_steps(plan.text))
+        doing = [step for status, step in steps if status == "in_progress"]
+        todo = [step for status, step in steps if status != "in_progress"]
+        lines += [f"unfinished plan step: {step}" for step in doing]
+        lines += [f"not started: {step}" for step in todo]
+    return Item("stopped", ESSENTIAL, len(turns) + 3, last.turn_uuid, last.seq, "\n".join(lines))
 
 
 def _errors(turns: list[TurnView]) -> list[Item]:
     """Each tool output that reports an error (its first error line), with the assistant's next
-    words: what was concluded or done about it."""
+    words: what was concluded or done about it. A look-up that found nothing is no error."""
     found: list[Item] = []
     seen: set[str] = set()
     for i, turn in enumerate(turns):
@@ -203,11 +343,20 @@ def _errors(turns: list[TurnView]) -> list[Item]:
                 continue
             text = _TOOL_LABEL.sub("", block.text)
             lines = [ln for ln in text.splitlines() if ln.strip() and not _NUMBERED.match(ln)]
+            lines = [ln for ln in lines if not _FOOTER.match(ln)]
             line = next((ln for ln in lines if _ERROR.search(ln)), "")
             if line.lstrip().startswith("Traceback"):
-                line = lines[-1]  # a traceback ends with what was raised
+                line = _raised(lines[lines.index(line) :])
+            elif _EXIT_ONLY.match(line):
+                # `Exit code 1` then the output: the first error line after it says why,
+                # else the output's last line.
+                rest = lines[lines.index(line) + 1 :]
+                why = next((ln for ln in rest if _ERROR.search(ln)), rest[-1] if rest else "")
+                if why.lstrip().startswith("Traceback"):
+                    why = _raised(rest[rest.index(why) :])
+                line = f"{line.strip()}: {why.strip()}" if why else line
             key = " ".join(line.split())[:120]
-            if not line or key in seen:
+            if not line or key in seen or _TRIVIAL_ERROR.search(line):
                 continue
             seen.add(key)
             text = clip_words(" ".join(line.split()), ERROR_CHARS)
@@ -216,6 +365,14 @@ def _errors(turns: list[TurnView]) -> list[Item]:
                 text += "\n→ " + clip_words(" ".join(after.split()), FIX_CHARS)
             found.append(Item("error", ERROR_PRIORITY, i, turn.turn_uuid, turn.seq, text))
     return found
+
+
+_RAISED = re.compile(r"^\s*[\w.]*(?:Error|Exception|Exit|Interrupt)\b(?::|$)")
+
+
+def _raised(lines: list[str]) -> str:
+    """What a traceback raised: its last `SomeError: …` line, else its last line."""
+    return next((ln for ln in reversed(lines) if _RAISED.match(ln)), lines[-1])
 
 
 def _next_words(turns: list[TurnView]) -> str:

@@ -110,7 +110,7 @@ def format_human(result: RecallResult, width: int = 100) -> str:
             )
             wrapped = wrapped or [""]
             lines += ["   " + w for w in wrapped]
-        get = get_command(session_handle(hit), hit.turn_uuid, hit_memory(hit, result))
+        get = get_command(session_handle(hit), str(hit.seq), hit_memory(hit, result))
         lines.append("   ↳ " + get)
     return "\n".join(lines) + "\n"
 

@@ -219,10 +219,19 @@ function projectCell(where, labels) {
   return el("span", { class: "where", title: where || "" }, (labels && labels.get(where)) || (where ? pathParts(where).slice(-2).join("/") : "–"));
 }
 
+const AGENT_NAMES = {
+  claude_code: "Claude Code", codex: "Codex", pi: "pi", hermes: "Hermes", gemini: "Gemini CLI",
+  qwen: "Qwen Code", opencode: "opencode", copilot: "Copilot", parquet: "Parquet",
+};
+
+function agentName(harness) {
+  return AGENT_NAMES[harness] || harness || "unknown";
+}
+
 function agentBadge(harness) {
   const name = harness || "unknown";
   const known = name in AGENT_COLOURS ? name : "unknown";
-  return el("span", { class: `agent agent-${known}` }, name);
+  return el("span", { class: `agent agent-${known}`, title: name }, agentName(name));
 }
 
 function setStatus(id, text, isError) {
@@ -245,8 +254,19 @@ function sessionHash(sessionId, turnUuid, query) {
 // What kind of block, in words: the tool's name for a tool call or result.
 function blockLabel(block) {
   if (block.block_type === "tool_use") return block.tool_name || "tool call";
-  if (block.block_type === "tool_result") return `${block.tool_name || "tool"} result`;
+  if (block.block_type === "tool_result") return `${block.tool_name || "tool"} output`;
   return block.block_type;
+}
+
+// Copies `text` to the clipboard; says so in the element `status`.
+async function copyText(text, status) {
+  try {
+    await navigator.clipboard.writeText(text);
+    if (status) status.textContent = "copied";
+  } catch (error) {
+    // No clipboard (a page not on localhost): the text is selected to copy by hand.
+    if (status) status.textContent = "select and copy: " + text;
+  }
 }
 
 // -- views ----------------------------------------------------------------------------------------
@@ -280,21 +300,76 @@ function route() {
     openSession(head.slice("session/".length), params.turn, params.q);
   } else if (head === "sessions") {
     show("sessions");
-    if (!document.querySelector("#sessions tbody tr")) listSessions();
+    // `#sessions&project=…` (the overview's links) fills the filters and lists.
+    // A link with filters sets them all (those it does not name are cleared).
+    const form = document.getElementById("sessions-form");
+    const named = [...form.elements].some((f) => f.name && params[f.name] !== undefined);
+    let changed = false;
+    for (const field of form.elements) {
+      const wanted = params[field.name] || "";
+      if (named && field.name && field.value !== wanted) {
+        field.value = wanted;
+        changed = true;
+      }
+    }
+    if (changed || !document.querySelector("#sessions tbody tr")) listSessions();
   } else if (head === "overview") {
     show("overview");
     loadOverview();
   } else {
     show("search");
-    document.getElementById("q").focus();
+    const form = document.getElementById("search-form");
+    for (const field of form.elements) {
+      if (field.name && params[field.name] !== undefined) field.value = params[field.name];
+    }
+    if (params.q) {
+      if (params.q !== lastSearch) runSearch(params);
+    } else {
+      lastSearch = "";
+      document.getElementById("hits").replaceChildren();
+      setStatus("search-status", "");
+      recentSessions();
+      document.getElementById("q").focus();
+    }
+  }
+}
+
+// The newest sessions, on the landing page before anything is searched.
+async function recentSessions() {
+  const box = document.getElementById("recent");
+  box.hidden = false;
+  const list = document.getElementById("recent-list");
+  if (list.childElementCount) return;
+  try {
+    const data = await api("sessions", { limit: 12 });
+    const labels = distinctLabels(data.sessions.map(whereOf));
+    list.replaceChildren(...data.sessions.filter((s) => !s.parent || s.stray).slice(0, 10).map((s) =>
+      el("li", {},
+        el("a", { href: sessionHash(s.session_id), class: "recent-link" }, short(plainTitle(s.first_prompt), 110) || s.session_id),
+        " ", el("span", { class: "muted" }, when(s.start)), " ", agentBadge(s.harness), " ", projectCell(whereOf(s), labels))));
+  } catch (error) {
+    list.replaceChildren(el("li", { class: "error" }, error.message));
   }
 }
 
 // -- search ---------------------------------------------------------------------------------------
 
-async function search(event) {
+let lastSearch = "";
+
+// The search form puts its query in the address (a reload, a bookmark and Back keep it).
+function search(event) {
   event.preventDefault();
   const params = formParams(event.target);
+  const parts = Object.entries(params).filter(([, v]) => v !== "" && v !== null)
+    .map(([k, v]) => `${k}=${encodeURIComponent(v)}`);
+  const hash = `#search&${parts.join("&")}`;
+  if (location.hash === hash) runSearch(params);
+  else location.hash = hash;
+}
+
+async function runSearch(params) {
+  lastSearch = params.q || "";
+  document.getElementById("recent").hidden = true;
   const list = document.getElementById("hits");
   const note = document.getElementById("weak-note");
   list.replaceChildren();
@@ -316,7 +391,27 @@ async function search(event) {
   }
   const labels = distinctLabels(data.hits.map(whereOf));
   const pattern = termsPattern(data.query);
-  for (const hit of data.hits) list.append(renderHit(hit, labels, pattern, data.query));
+  // Hits grouped by session (in the order of each session's best hit), a passage seen twice
+  // in one turn shown once.
+  const groups = new Map();
+  const seen = new Set();
+  for (const hit of data.hits) {
+    const key = `${hit.turn_uuid}\u0000${hit.text}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    if (!groups.has(hit.session_id)) groups.set(hit.session_id, []);
+    groups.get(hit.session_id).push(hit);
+  }
+  for (const [sessionId, hits] of groups) {
+    const first = hits[0];
+    list.append(el("li", { class: "hit-group" },
+      el("div", { class: "group-head" },
+        el("a", { href: sessionHash(sessionId, first.turn_uuid, data.query), class: "session-link" },
+          `session ${shortId(sessionId)}`),
+        agentBadge(first.harness), projectCell(whereOf(first), labels),
+        el("span", { class: "muted" }, `${hits.length} passage(s)`)),
+      el("ol", {}, hits.map((hit) => renderHit(hit, labels, pattern, data.query)))));
+  }
 }
 
 function renderHit(hit, labels, pattern, query) {
@@ -324,7 +419,9 @@ function renderHit(hit, labels, pattern, query) {
   const prose = hit.block_type === "text" || hit.block_type === "thinking";
   const passage = el("div", { class: `passage${prose ? " md" : ""}` }, safeFragment(hit.html || ""));
   markText(passage, pattern, "term");
-  const kind = hit.block_type === "text" ? hit.role : `${hit.role} · ${blockLabel(hit)}`;
+  // A tool's output is the tool's, whoever the transcript says carried it back.
+  const kind = hit.block_type === "text" ? hit.role
+    : hit.block_type === "tool_result" ? blockLabel(hit) : `${hit.role} · ${blockLabel(hit)}`;
   return el(
     "li",
     { class: "hit" },
@@ -333,9 +430,8 @@ function renderHit(hit, labels, pattern, query) {
       agentBadge(hit.harness),
       projectCell(whereOf(hit), labels),
       el("span", { class: "role" }, kind),
-      el("a", { href: sessionHash(hit.session_id, hit.turn_uuid, query), class: "session-link" },
-        `session ${shortId(hit.session_id)}`),
-      el("span", { class: "score" }, `score ${hit.score.toFixed(3)}`)),
+      el("a", { href: sessionHash(hit.session_id, hit.turn_uuid, query), class: "turn-in-session" },
+        `seq ${hit.seq}`)),
     hit.starts_inside ? el("div", { class: "cut" }, "… the block goes on above") : null,
     passage,
     hit.ends_inside ? el("div", { class: "cut" }, "… and below") : null,
@@ -401,7 +497,8 @@ async function listSessions(event, offset) {
   const first = data.offset + 1;
   const last = Math.min(data.offset + data.limit, data.total);
   const subagents = data.subagents ? `, and ${data.subagents} subagent session(s) under the sessions that started them` : "";
-  setStatus("sessions-status", `sessions ${first}–${last} of ${data.total}${subagents} · newest first`);
+  const warmups = data.warmups ? ` · ${data.warmups} Claude Code warm-up subagent(s) left out` : "";
+  setStatus("sessions-status", `sessions ${first}–${last} of ${data.total}${subagents} · newest first${warmups}`);
 }
 
 function pager(data) {
@@ -418,21 +515,26 @@ function pager(data) {
   );
 }
 
+// A row of the session list: its title is a link (open in a new tab, copy the address), the
+// whole row opens it too.
 function sessionRow(s, labels, ids) {
-  const open = () => { location.hash = sessionHash(s.session_id); };
+  const href = sessionHash(s.session_id);
   const sub = Boolean(s.parent);
+  const title = short(plainTitle(s.first_prompt), 140) || "(nothing typed)";
   return el(
     "tr",
-    { class: `session-row${sub ? " subagent-row" : ""}`, tabindex: 0, "data-session": s.session_id,
-      onclick: open, onkeydown: (e) => { if (e.key === "Enter") open(); } },
+    { class: `session-row${sub ? " subagent-row" : ""}${s.stray ? " stray-row" : ""}`, "data-session": s.session_id,
+      onclick: (e) => { if (!e.target.closest("a")) location.hash = href; } },
     el("td", { class: "when" }, when(s.start)),
     el("td", { class: "id", title: s.session_id }, sub ? "↳ " : "", ids.get(s.session_id)),
-    el("td", {}, agentBadge(s.harness)),
-    el("td", {}, projectCell(whereOf(s), labels)),
+    el("td", { class: "agent-cell" }, agentBadge(s.harness)),
+    el("td", { class: "project-cell" }, projectCell(whereOf(s), labels)),
     el("td", { class: "num" }, s.turns),
     el("td", { class: "prompt" },
-      sub ? el("span", { class: "tag" }, "subagent") : null,
-      short(plainTitle(s.first_prompt), 140) || "–",
+      s.stray ? el("span", { class: "tag", title: `its parent session ${s.parent} is not in the memory` },
+        `subagent of ${shortId(s.parent)} (not in memory)`)
+        : sub ? el("span", { class: "tag" }, "subagent") : null,
+      el("a", { href, class: "session-title" }, s.task ? `${s.task}: ${title}` : title),
       s.subagents && s.subagents.length ? el("span", { class: "tag" }, `+${s.subagents.length} subagent(s)`) : null),
   );
 }
@@ -466,10 +568,22 @@ async function openSession(id, turnUuid, query) {
   }
   if (s.subagents && s.subagents.length) {
     family.push(el("p", { class: "family" }, `${s.subagents.length} subagent session(s): `,
-      s.subagents.map((child) => el("a", { href: sessionHash(child), class: "subagent-link" }, shortId(child)))));
+      s.subagents.map((child) => el("a", { href: sessionHash(child), class: "subagent-link", title: child },
+        (s.subagent_tasks || {})[child] || shortId(child)))));
   }
+  if (s.task) {
+    family.push(el("p", { class: "family task" }, "task: ", el("strong", {}, s.task)));
+  }
+  const actionStatus = el("span", { class: "muted action-status" });
+  const actionBox = el("div", { class: "action-box" });
   head.replaceChildren(
     el("h2", {}, short(plainTitle(s.first_prompt), 120) || `session ${s.session_id}`),
+    el("div", { class: "session-actions" },
+      el("button", { type: "button", class: "resume-button", onclick: () => showResume(s.session_id, actionBox, actionStatus) }, "Resume"),
+      el("button", { type: "button", class: "catchup-button", onclick: () => showCatchup(s.session_id, actionBox, actionStatus) }, "Catch-up"),
+      el("button", { type: "button", class: "copy-id-button", onclick: () => copyText(s.session_id, actionStatus) }, "Copy id"),
+      actionStatus),
+    actionBox,
     el("p", { class: "provenance" },
       agentBadge(s.harness),
       el("span", { title: "working directory" }, whereOf(s) || "–"),
@@ -482,11 +596,47 @@ async function openSession(id, turnUuid, query) {
   const timeline = new Timeline(s.session_id, data.turns, turnUuid || "", query || "", true);
   list.replaceChildren(...timeline.render());
   sessionFind = timeline;
+  document.getElementById("outline").replaceChildren(...timeline.outline());
   const target = turnUuid && timeline.anchors.get(turnUuid);
   if (target) {
-    requestAnimationFrame(() => target.scrollIntoView({ block: "start" }));
+    // Turns far from the screen are laid out late (content-visibility): the first scroll lands
+    // on estimated heights, so it is repeated as the real ones come in.
+    const land = () => target.scrollIntoView({ block: "start" });
+    requestAnimationFrame(land);
+    for (const delay of [120, 400, 900]) setTimeout(land, delay);
   } else if (turnUuid) {
     setStatus("find-status", `turn ${turnUuid} is not in this session`, true);
+  }
+}
+
+// Resume: the command that reopens the session in its agent (the page runs nothing), to copy.
+async function showResume(sessionId, box, status) {
+  status.textContent = "";
+  try {
+    const plan = await api("resume", { id: sessionId });
+    box.replaceChildren(el("div", { class: "resume-plan" },
+      el("div", { class: "block-kind" }, "run in a terminal to resume this session"),
+      el("pre", { class: "code resume-command" }, plan.command),
+      el("button", { type: "button", onclick: () => copyText(plan.command, status) }, "Copy the command"),
+      (plan.notes || []).map((n) => el("p", { class: "muted" }, n)),
+      (plan.problems || []).map((p) => el("p", { class: "error" }, p))));
+  } catch (error) {
+    box.replaceChildren(el("p", { class: "error" }, error.message));
+  }
+}
+
+// Catch-up: the session's digest in its own words, to paste into a new session.
+async function showCatchup(sessionId, box, status) {
+  status.textContent = "";
+  box.replaceChildren(el("p", { class: "muted" }, "reading the session…"));
+  try {
+    const data = await api("catchup", { id: sessionId });
+    box.replaceChildren(el("div", { class: "catchup" },
+      el("div", { class: "block-kind" }, "catch-up: paste it into a new session"),
+      el("button", { type: "button", onclick: () => copyText(data.text, status) }, "Copy the catch-up"),
+      el("pre", { class: "catchup-text" }, data.text)));
+  } catch (error) {
+    box.replaceChildren(el("p", { class: "error" }, error.message));
   }
 }
 
@@ -573,17 +723,67 @@ class Timeline {
   }
 
   block(block, asked, isFinal) {
-    const cls = `block ${block.block_type}${isFinal ? " final" : ""}`;
-    const label = isFinal ? el("div", { class: "block-kind final-mark" }, "final answer") : null;
-    if (block.block_type === "text" && (block.text.length <= LONG_TEXT || asked || isFinal)) {
+    const cls = `block ${block.block_type}${isFinal ? " final" : ""}${block.compaction ? " compaction" : ""}`;
+    const label = isFinal ? el("div", { class: "block-kind final-mark" }, "final answer")
+      : block.compaction ? el("div", { class: "block-kind compaction-mark" }, "compaction summary: the conversation so far, as the agent summarised it")
+      : null;
+    if (block.block_type === "text") {
       const body = el("div", { class: "md" }, safeFragment(block.html));
-      this.items.push({ text: block.text, body, open: () => {} });
-      return el("div", { class: cls }, label, body);
+      const node = el("div", { class: cls }, label, body);
+      if (block.text.length > LONG_TEXT && !asked) {
+        // A long answer opens at its start, with the rest one click away (not folded away).
+        body.classList.add("clamped");
+        const more = el("button", { type: "button", class: "show-more" }, "show more");
+        const open = () => { body.classList.remove("clamped"); more.remove(); };
+        more.addEventListener("click", open);
+        node.append(more);
+        this.items.push({ text: block.text, body, open });
+      } else {
+        this.items.push({ text: block.text, body, open: () => {} });
+      }
+      return node;
     }
-    const summary = block.block_type === "text"
-      ? `${short(block.text, 160)} (${block.text.length.toLocaleString()} characters)`
-      : `${blockLabel(block)} · ${short(block.text, 140)}`;
+    const summary = `${blockLabel(block)} · ${short(block.text, 140)}`;
     return this.folded(cls, summary, [block], asked);
+  }
+
+  // The turns that hold a prompt, in order (the targets of "next prompt").
+  promptTurns() {
+    return this.turns.filter((t) => t.role === "user" && t.blocks.some((b) => b.asked))
+      .map((t) => this.anchors.get(t.turn_uuid)).filter(Boolean);
+  }
+
+  // The outline: each prompt, and the answer that closed it, as links into the timeline.
+  outline() {
+    const entries = [];
+    let answer = null;
+    const flush = () => { if (answer) entries.push(answer); answer = null; };
+    for (const turn of this.turns) {
+      for (const block of turn.blocks) {
+        if (block.block_type !== "text" || !block.text.trim()) continue;
+        if (turn.role === "user" && block.asked) {
+          flush();
+          entries.push({ kind: "prompt", turn, text: block.asked });
+        } else if (turn.role === "assistant") {
+          answer = { kind: "answer", turn, text: block.text };
+        } else if (block.compaction) {
+          flush();
+          entries.push({ kind: "compaction", turn, text: "compaction summary" });
+        }
+      }
+    }
+    flush();
+    return entries.map((e) => el("li", { class: `outline-${e.kind}` },
+      el("a", { href: sessionHash(this.sessionId, e.turn.turn_uuid),
+        onclick: (event) => {
+          const node = this.anchors.get(e.turn.turn_uuid);
+          if (!node) return;
+          event.preventDefault();
+          history.replaceState(null, "", sessionHash(this.sessionId, e.turn.turn_uuid));
+          node.scrollIntoView({ block: "start" });
+          setTimeout(() => node.scrollIntoView({ block: "start" }), 150);
+        } },
+        short(e.text, e.kind === "prompt" ? 90 : 70))));
   }
 
   toolUnit(unit, asked) {
@@ -591,10 +791,18 @@ class Timeline {
     const inResult = unit.resultTurn && unit.resultTurn.turn_uuid === this.asked;
     const lines = unit.result ? unit.result.text.split("\n").length : 0;
     const outcome = unit.result ? `${lines} line(s) of output` : "no result recorded";
+    const sub = unit.call.subagent;
+    const brief = sub && sub.task ? sub.task : short(unit.call.brief || unit.call.text, 110);
     const summary = [el("span", { class: "tool-name" }, unit.call.tool_name || "tool"), " ",
-      el("code", { class: "tool-brief" }, short(unit.call.text, 110)), " ",
+      el("code", { class: "tool-brief" }, brief), " ",
       el("span", { class: "muted" }, `· ${outcome}`)];
-    const node = this.folded(`block tool-unit${inResult ? " asked" : ""}`, summary, blocks, asked || inResult, true);
+    const node = this.folded(`block tool-unit${inResult ? " asked" : ""}${sub ? " subagent-unit" : ""}`, summary, blocks, asked || inResult, true);
+    if (sub && sub.session_id) {
+      // The subagent's own transcript, named by its task, one click from the call.
+      const link = el("a", { href: sessionHash(sub.session_id), class: "subagent-transcript" },
+        `subagent transcript: ${sub.task || shortId(sub.session_id)} →`);
+      node.querySelector("summary").append(" ", link);
+    }
     unit.node = node;
     return node;
   }
@@ -606,9 +814,10 @@ class Timeline {
     const fill = () => {
       if (body.childElementCount) return;
       for (const block of blocks) {
-        if (isTool) body.append(el("div", { class: "part-label" }, block.block_type === "tool_use" ? "call" : "result"));
-        body.append(el("div", { class: block.block_type === "text" || block.block_type === "thinking" ? "md" : "raw" },
-          safeFragment(block.html)));
+        if (isTool) body.append(el("div", { class: "part-label" }, block.block_type === "tool_use" ? "call" : `${block.tool_name || "tool"} output`));
+        const prose = block.block_type === "text" || block.block_type === "thinking"
+          || /^(task|agent)$/i.test(block.tool_name || "");
+        body.append(el("div", { class: prose ? "md" : "raw" }, safeFragment(block.html)));
       }
     };
     details.addEventListener("toggle", () => { if (details.open) fill(); });
@@ -662,6 +871,27 @@ function stepFind(direction) {
   setStatus("find-status", `${findAt + 1} of ${findMarks.length}`);
 }
 
+// The session's prompts, in order: the turns the outline lists as asks.
+function currentPromptView() {
+  return !document.getElementById("view-session").hidden && sessionFind;
+}
+
+// Scrolls to the next (1) or previous (-1) prompt from where the page is.
+function jumpPrompt(direction) {
+  if (!sessionFind) return;
+  const prompts = sessionFind.promptTurns();
+  const top = document.getElementById("find-form").getBoundingClientRect().bottom + 4;
+  const at = prompts.map((node) => node.getBoundingClientRect().top - top);
+  const target = direction > 0
+    // A prompt just jumped to sits a scroll margin below the bar: it is the current one.
+    ? prompts[at.findIndex((y) => y > 48)]
+    : prompts[at.map((y, i) => [y, i]).filter(([y]) => y < -2).map(([, i]) => i).pop()];
+  if (target) {
+    target.scrollIntoView({ block: "start" });
+    setTimeout(() => target.scrollIntoView({ block: "start" }), 150);
+  }
+}
+
 // -- overview -------------------------------------------------------------------------------------
 
 let overviewLoaded = false;
@@ -692,10 +922,14 @@ async function loadOverview() {
   );
   document.getElementById("activity-unit").textContent = `turns per ${data.activity_unit}`;
   document.getElementById("activity").replaceChildren(activityChart(data.activity, Object.keys(data.agents)));
-  fillTable("agents", Object.entries(data.agents).map(([name, c]) => [agentBadge(name), c.sessions, c.turns, c.chunks]));
+  // Each agent and project opens its sessions.
+  fillTable("agents", Object.entries(data.agents).map(([name, c]) => [
+    el("a", { href: `#sessions&harness=${encodeURIComponent(name)}`, class: "overview-link" }, agentBadge(name)),
+    c.sessions, c.turns, c.chunks]));
   const labels = distinctLabels(data.projects.map((p) => p.project));
   fillTable("projects", data.projects.map((p) => [
-    projectCell(p.project, labels), p.agents.join(", "), p.sessions, p.turns]));
+    el("a", { href: `#sessions&project=${encodeURIComponent(p.project)}`, class: "overview-link" }, projectCell(p.project, labels)),
+    p.agents.map(agentName).join(", "), p.sessions, p.turns]));
   const kinds = Object.entries(data.redactions);
   fillTable("redactions", kinds.length ? kinds : [["none found", 0]]);
   fillTable("remotes", sync.remotes.length ? sync.remotes.map((r) => [
@@ -736,9 +970,17 @@ function activityChart(bins, agents) {
       if (!n) continue;
       const h = n * scale;
       y -= h;
-      chart.append(svg("rect", { x: left + i * slot, y, width: barWidth, height: h,
+      const bar = svg("rect", { x: left + i * slot, y, width: barWidth, height: h,
         fill: AGENT_COLOURS[agent] || AGENT_COLOURS.unknown, class: "bar" },
-        svg("title", {}, `${bin.period} · ${agent}: ${n} turn(s)`)));
+        svg("title", {}, `${bin.period} · ${agent}: ${n} turn(s)`));
+      // A bar opens the sessions of its period (`until` takes a day and includes it).
+      bar.addEventListener("click", () => {
+        const end = bins[i + 1] ? new Date(`${bins[i + 1].period}T00:00:00Z`) : null;
+        if (end) end.setUTCDate(end.getUTCDate() - 1);
+        const until = end ? `&until=${end.toISOString().slice(0, 10)}` : "";
+        location.hash = `#sessions&since=${bin.period}${until}`;
+      });
+      chart.append(bar);
     }
   });
   const ticks = [...new Set([0, Math.floor(bins.length / 2), bins.length - 1])];
@@ -771,6 +1013,19 @@ document.addEventListener("DOMContentLoaded", () => {
     e.preventDefault();
     if (findTimer) { clearTimeout(findTimer); findTimer = null; runFind(); return; }
     stepFind(e.shiftKey ? -1 : 1);
+  });
+  for (const box of document.querySelectorAll("#type-filters input[type=checkbox]")) {
+    box.addEventListener("change", () => {
+      document.getElementById("timeline").classList.toggle(`hide-${box.value}`, !box.checked);
+    });
+  }
+  document.getElementById("prev-prompt").addEventListener("click", () => jumpPrompt(-1));
+  document.getElementById("next-prompt").addEventListener("click", () => jumpPrompt(1));
+  document.addEventListener("keydown", (e) => {
+    if (currentPromptView() && !e.target.closest("input, select, textarea") && !e.ctrlKey && !e.metaKey && !e.altKey) {
+      if (e.key === "j") jumpPrompt(1);
+      else if (e.key === "k") jumpPrompt(-1);
+    }
   });
   document.getElementById("find-prev").addEventListener("click", () => stepFind(-1));
   document.getElementById("find-next").addEventListener("click", () => stepFind(1));
