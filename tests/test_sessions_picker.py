@@ -152,7 +152,9 @@ def test_enter_resumes_the_chosen_session_with_the_resume_code() -> None:
     # PATH and /srv/cart does not exist, so it says why and prints the command to run.
     assert code == 1
     assert b"cannot resume: codex is not on PATH" in tail
-    assert b"codex resume cccc3333-z" in tail
+    # Its transcript is not on this machine: the command continues it from the memory's
+    # catch-up (funes.inspect.resume_gone), which names the session.
+    assert b"cccc3333" in tail and b"codex" in tail
 
 
 def test_esc_cancels_the_picker() -> None:
