@@ -342,3 +342,13 @@ def test_a_neighbour_is_cut_at_a_word_boundary() -> None:
     shown = line.removeprefix("  ~ seq6 user: ")
     assert shown.endswith("…") and len(shown) <= 130
     assert shown[:-1].split(" ")[-1] in {"investigate", "the", "flaky", "checkout", "integration"}
+
+
+def test_a_subagent_names_its_parent_and_its_task() -> None:
+    hit = make_hit("Found three call sites.", session_id="agent-f45a9b")
+    result = RecallResult("q", [hit], "/m", "none")
+    result.default_memory = "/m"
+    result.subagents = {"agent-f45a9b": ("cb2e607c", "Explore\ncodebase structure")}
+    lines = format_agent(result).splitlines()
+    assert lines[1] == "== agent-f4 claude_code ~/shop · subagent of cb2e607c"
+    assert lines[2] == "  ~ task: Explore codebase structure"

@@ -118,3 +118,16 @@ def test_get_of_a_call_shows_what_it_returned() -> None:
         "turn=r2" in got.output and "from git import Repo, InvalidGitRepositoryError" in got.output
     )
     assert "class Model" not in got.output and "def index" not in got.output
+
+
+def test_a_subagents_hit_names_its_parent_and_the_task_it_was_given(corpus) -> None:
+    """Claude Code's `agent-a2271d1` explored a codebase for session 29ccd257: its hits say so
+    (issue 30: subagents showed as bare `agent-…` ids with a misleading folder)."""
+    from funes.index.indexer import index
+    from funes.retrieve import format_agent
+
+    index([corpus / "claude"])
+    result = recall("overview of the code organization", session="agent-a2271d1", k=2)
+    assert result.subagents["agent-a2271d1"] == ("29ccd257", "Explore codebase structure")
+    page = format_agent(result)
+    assert " · subagent of 29ccd257\n  ~ task: Explore codebase structure\n" in page

@@ -131,7 +131,14 @@ def _groups(hits: list[Hit]) -> list[_Group]:
 
 def _group_lines(result: RecallResult, group: _Group, snippet: int, best_whole: bool) -> list[str]:
     first = group.hits[0][1]
-    lines = [f"== {group.handle} {first.harness or '-'} {short_workdir(first.workdir)}"]
+    head = f"== {group.handle} {first.harness or '-'} {short_workdir(first.workdir)}"
+    lines = [head]
+    if first.session_id in result.subagents:
+        # The parent is a handle; the task is the parent's words: a quoted `~` line.
+        parent, task = result.subagents[first.session_id]
+        lines[0] += f" · subagent of {parent}"
+        if task:
+            lines.append(f"  ~ task: {said_line(task, SAID_CHARS)}")
     shown_turns = {hit.turn_uuid for _, hit in group.hits}
     shown_text = {" ".join(hit.text.split()) for _, hit in group.hits}
     said: dict[str, Neighbour] = {}

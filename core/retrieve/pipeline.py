@@ -112,6 +112,8 @@ def recall(
     handles = session_handles(store, {hit.session_id for hit in result.hits})
     for hit in result.hits:
         hit.handle = handles.get(hit.session_id, "")
+    result.subagents = name_subagents(store, [hit.session_id for hit in result.hits])
+    clock.lap("subagents")
     if neighbors > 0 and result.hits:
         attach_neighbours(store.table, result.hits, neighbors)
         clock.lap("neighbours")
@@ -119,6 +121,23 @@ def recall(
         attach_partners(store.table, result.hits)
         clock.lap("partners")
     return result
+
+
+def name_subagents(store: Any, session_ids: list[str]) -> dict[str, tuple[str, str]]:
+    """Each subagent session among `session_ids` → its parent's handle and its task (from the
+    parent's Task call, else its first prompt), so a hit from `agent-f45…` says whose it is."""
+    from funes.retrieve.subagents import describe, parents
+
+    children = parents(store, sorted(set(session_ids)))
+    if not children:
+        return {}
+    parent_handles = session_handles(store, set(children.values()))
+    named: dict[str, tuple[str, str]] = {}
+    for child, parent in children.items():
+        about = describe(store, child)
+        task = about.task if about else ""
+        named[child] = (parent_handles.get(parent, parent[:8]), task)
+    return named
 
 
 def check_query_size(query: str) -> None:
