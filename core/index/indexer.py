@@ -24,6 +24,7 @@ from funes.index.state import IndexState, UnitState, state_path, unit_signature
 from funes.model import Chunk, Turn
 from funes.traces import TraceSource, all_sources
 from funes.traces.detect import find_units
+from funes.traces.guard import skipped_because
 
 # A run with no path stops starting new units after this many seconds (the rest is backlog).
 DEFAULT_BUDGET_S = 60.0
@@ -233,7 +234,7 @@ class _IndexRun:
         resume = self.state.resume_of(unit.key) if same_reader else None
         try:
             result = unit.source.read(unit.path, resume or None)
-        except (OSError, RecursionError, UnicodeError, ValueError) as error:
+        except Exception as error:  # sources skip bad records themselves; this is the last net
             if not unit.path.exists():
                 # Deleted (or moved) since the sweep listed it: nothing left to read.
                 self.report.warnings.append(f"{unit.key}: vanished while indexing; skipped")
@@ -253,8 +254,14 @@ class _IndexRun:
         chunks: list[Chunk] = []
         sessions: set[str] = set(recorded.sessions) if recorded else set()
         for turn in self.gate.admit(result.turns):
-            self._redact_turn(turn)
-            chunks.extend(chunk_turn(turn, self._repo_for(turn.workdir)))
+            try:
+                self._redact_turn(turn)
+                chunks.extend(chunk_turn(turn, self._repo_for(turn.workdir)))
+            except Exception as error:  # one turn that cannot be chunked costs only itself
+                self._skip(
+                    unit.key, f"{unit.key}: turn {turn.turn_uuid!r}: {skipped_because(error)}"
+                )
+                continue
             sessions.add(turn.session_id)
         attach_lead_ins(chunks)
         self.report.turns += len(result.turns)
@@ -269,6 +276,11 @@ class _IndexRun:
         )
         if len(self.buffer) >= FLUSH_CHUNKS:
             self.flush()
+
+    def _skip(self, key: str, warning: str) -> None:
+        """A part of unit `key` left out: said now, and kept for `funes doctor`."""
+        self.report.warnings.append(warning)
+        self.state.note_skipped(key, [warning])
 
     def _upgrade(self) -> None:
         """A memory from before lead-ins gets them from its stored rows (once, then indexed
@@ -352,9 +364,11 @@ class _IndexRun:
         if self.buffer:
             self.notify("embed", {"chunks": len(self.buffer)})
             vectors = self.embedder.encode([c.text for c in self.buffer])
-            self.store.add(self.buffer, vectors)
+            refused = self.store.add_storable(self.buffer, vectors)
+            for warning in refused:
+                self._skip(warning.split(": session ", 1)[0], warning)
             self.appended.add(self.buffer_ids)
-            self.report.chunks_added += len(self.buffer)
+            self.report.chunks_added += len(self.buffer) - len(refused)
             self.buffer = []
             self.buffer_ids = set()
         # State only after the rows it describes are committed.

@@ -64,7 +64,8 @@ def _handle_record(
     elif kind == "assistant.reasoning":
         turn = _turn(assembler, record, line_no, "assistant")
         assembler.add(turn, "thinking", data.get("content"))
-        state["reasoning"] = data.get("content")  # the next message may repeat it
+        # the next message may repeat it (kept only as text: the carry is saved as JSON)
+        state["reasoning"] = data.get("content") if isinstance(data.get("content"), str) else None
     elif kind == "tool.execution_complete":
         _tool_result(assembler, record, line_no, data)
     elif kind == "session.compaction_complete":
