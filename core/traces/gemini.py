@@ -182,7 +182,9 @@ def _add_once(
     call_id: str | None,
 ) -> None:
     """Add a block the open message has not had yet (a rewritten message repeats its blocks)."""
-    digest = hashlib.sha1(f"{kind}\0{call_id}\0{text}".encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    digest = hashlib.sha1(
+        f"{kind}\0{call_id}\0{text}".encode("utf-8", "surrogatepass")
+    ).hexdigest()[:16]
     emitted: list[str] = assembler.extra["emitted"]
     if digest in emitted:
         return
