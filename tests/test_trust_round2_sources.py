@@ -1,0 +1,189 @@
+"""Trust, round two (issue 31), the sources: one wrongly-typed value, one bad row, costs only
+itself. The run goes on, the rest of the transcript and every other transcript is stored, the
+bad place is named `file:line` (or `db:table:rowid`), and `funes doctor` lists it."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from fuzz_fixtures import dumps, materialise, place_all
+from trust_fixtures import claude_transcript, funes, stored_texts
+
+from funes.index.indexer import index
+from funes.index.state import IndexState
+from funes.index.store import ChunkStore
+from funes.model import Chunk
+
+
+def rewrite_line(path: Path, number: int, change: Any) -> None:
+    lines = path.read_text().splitlines()
+    record = json.loads(lines[number - 1])
+    change(record)
+    lines[number - 1] = json.dumps(record)
+    path.write_text("\n".join(lines) + "\n")
+
+
+def test_a_wrongly_typed_value_costs_its_own_line_and_doctor_names_it() -> None:
+    good = claude_transcript("good-session", ["where is the redis cache configured", "in app.py"])
+    bad = claude_transcript(
+        "bad-session",
+        ["the migration plan for shard seven", "done", "a prompt whose content is 5", "and after"],
+    )
+    rewrite_line(bad, 3, lambda r: r["message"].__setitem__("content", 5))
+    typed = claude_transcript("typed-session", ["the parent is a number here", "noted"])
+    rewrite_line(typed, 2, lambda r: r.__setitem__("parentUuid", 5))
+
+    report = index(everything=True)
+
+    assert any(w.startswith(f"{bad}:3: cannot be read (TypeError") for w in report.warnings)
+    texts = " ".join(stored_texts())
+    for words in ("redis cache", "shard seven", "and after", "parent is a number", "noted"):
+        assert words in texts, words
+    rows = ChunkStore.open().scan(["text", "parent_uuid"]).to_pylist()
+    assert {r["parent_uuid"] for r in rows if r["text"] == "noted"} == {"5"}
+    assert any(f"{bad}:3" in w for w in IndexState.load().skipped[str(bad)])
+
+    doctor = funes("doctor", "--json")
+    found = {c["name"]: c for c in json.loads(doctor.stdout)["checks"]}["unreadable transcripts"]
+    assert not found["ok"] and f"{bad}:3" in found["detail"]
+    assert "all" not in funes("doctor").stdout.splitlines()[-1].lower() or doctor.returncode
+
+
+# Where the issue found each agent's reader crash on one wrong value; each is now one skipped
+# (or coerced) record, and the rest of the transcript is stored.
+CRASHES: dict[str, tuple[str, str]] = {
+    "claude_code": ('"type":"user"', "content=5"),
+    "codex": ('"type":"function_call"', "call_id=list"),
+    "pi": ('"role":"toolResult"', "toolCallId=list"),
+    "copilot": ('"type":"session.start"', "context=5"),
+    "gemini": ('"toolCalls"', "toolCalls=5"),
+    "qwen": ('"functionCall"', "id=list"),
+}
+
+
+def _set_deep(record: Any, key: str, value: Any) -> bool:
+    """Set `key` to `value` in the first object under `record` that has it."""
+    if isinstance(record, dict):
+        if key in record:
+            record[key] = value
+            return True
+        return any(_set_deep(v, key, value) for v in record.values())
+    if isinstance(record, list):
+        return any(_set_deep(v, key, value) for v in record)
+    return False
+
+
+@pytest.mark.parametrize("harness", sorted(CRASHES))
+def test_a_wrong_type_where_each_reader_crashed_costs_at_most_its_record(
+    tmp_path: Path, harness: str
+) -> None:
+    units = place_all(tmp_path / "transcripts")
+    unit = units[harness]
+    marker, change = CRASHES[harness]
+    key, _, kind = change.partition("=")
+    value: Any = [1, "x"] if kind == "list" else 5
+    lines = unit.read_text().splitlines()
+    number = next(
+        i for i, line in enumerate(lines) if marker.replace(" ", "") in line.replace(" ", "")
+    )
+    record = json.loads(lines[number])
+    assert _set_deep(record, key, value), (harness, key)
+    lines[number] = json.dumps(record)
+    unit.write_text("\n".join(lines) + "\n")
+
+    report = index(paths=[tmp_path / "transcripts"])
+
+    assert report.units_read == len(units)
+    stored = ChunkStore.open().scan(["harness", "session_id"]).to_pylist()
+    assert {r["harness"] for r in stored} == set(units)  # every agent's session is there
+
+
+def test_a_batch_write_names_the_row_it_cannot_store_and_stores_the_others() -> None:
+    from funes.index.embed import load_embedder
+
+    embedder = load_embedder(None)
+    store = ChunkStore.create_or_open(None, embedder)
+
+    def chunk(i: int, parent: Any) -> Chunk:
+        return Chunk(
+            session_id="s",
+            turn_uuid=f"t{i}",
+            seq=i,
+            ts="",
+            role="user",
+            block_type="text",
+            tool_name=None,
+            harness="claude_code",
+            workdir="",
+            repo="",
+            source_path="/x/s.jsonl",
+            id=f"id{i}",
+            text=f"row {i}",
+            parent_uuid=parent,
+            block_idx=0,
+            split_idx=0,
+        )
+
+    chunks = [chunk(0, None), chunk(1, 5), chunk(2, "t1")]  # `"parentUuid": 5` as it was
+    refused = store.add_storable(chunks, np.asarray(embedder.encode([c.text for c in chunks])))
+
+    assert len(refused) == 1 and "/x/s.jsonl: session 's' turn 't1'" in refused[0]
+    assert sorted(store.scan(["id"]).column("id").to_pylist()) == ["id0", "id2"]
+
+
+def test_one_deeply_nested_opencode_part_is_named_and_the_rest_of_the_database_indexed(
+    tmp_path: Path,
+) -> None:
+    units = place_all(tmp_path / "transcripts")
+    database = units["opencode"]
+    with sqlite3.connect(database) as conn:
+        part = conn.execute("SELECT id FROM part ORDER BY id LIMIT 1").fetchone()[0]
+        conn.execute(
+            "UPDATE part SET data = ? WHERE id = ?", (dumps(materialise("deep:3000")), part)
+        )
+        other = conn.execute(
+            "SELECT id FROM part WHERE id != ? AND data LIKE '%\"state\"%' LIMIT 1", (part,)
+        ).fetchone()
+        if other:
+            data = json.loads(
+                conn.execute("SELECT data FROM part WHERE id = ?", other).fetchone()[0]
+            )
+            data["state"] = 5
+            conn.execute("UPDATE part SET data = ? WHERE id = ?", (json.dumps(data), other[0]))
+    conn.close()
+
+    report = index(paths=[tmp_path / "transcripts"])
+
+    assert any(w.startswith(f"{database}:part:{part}: cannot be read") for w in report.warnings)
+    stored = ChunkStore.open().scan(["harness", "session_id"]).to_pylist()
+    assert sum(r["harness"] == "opencode" for r in stored) >= 1, report.warnings
+    assert not any(
+        "cannot be read (" in w and w.startswith(f"{database}: ") for w in report.warnings
+    )
+    assert any(f"{database}:part:{part}" in w for w in IndexState.load().skipped[str(database)])
+
+
+def test_one_deeply_nested_hermes_row_is_named_and_the_rest_of_the_database_indexed(
+    tmp_path: Path,
+) -> None:
+    units = place_all(tmp_path / "transcripts")
+    database = units["hermes"]
+    with sqlite3.connect(database) as conn:
+        row = conn.execute("SELECT id FROM messages WHERE role = 'assistant' LIMIT 1").fetchone()[0]
+        deep = dumps(materialise("deep:3000"))
+        conn.execute("UPDATE messages SET tool_calls = ? WHERE id = ?", (deep, row))
+        total = conn.execute("SELECT COUNT(*) FROM messages").fetchone()[0]
+    conn.close()
+
+    report = index(paths=[tmp_path / "transcripts"])
+
+    assert any(w.startswith(f"{database}:messages:{row}: cannot be read") for w in report.warnings)
+    stored = ChunkStore.open().scan(["harness", "turn_uuid"]).to_pylist()
+    hermes_turns = {r["turn_uuid"] for r in stored if r["harness"] == "hermes"}
+    assert str(row) not in hermes_turns and len(hermes_turns) >= total - 2
+    assert any(f"{database}:messages:{row}" in w for w in IndexState.load().skipped[str(database)])
