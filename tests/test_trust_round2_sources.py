@@ -187,3 +187,31 @@ def test_one_deeply_nested_hermes_row_is_named_and_the_rest_of_the_database_inde
     hermes_turns = {r["turn_uuid"] for r in stored if r["harness"] == "hermes"}
     assert str(row) not in hermes_turns and len(hermes_turns) >= total - 2
     assert any(f"{database}:messages:{row}" in w for w in IndexState.load().skipped[str(database)])
+
+
+def test_a_locked_opencode_database_is_said_to_be_busy_and_read_once_it_is_free(
+    tmp_path: Path,
+) -> None:
+    """Another program's exclusive transaction: its file is half-written, so reading it as it
+    is (`immutable=1`) is wrong; the run says the database is busy, not damaged, and the next
+    run reads it."""
+    from test_recall_all_agents import AGENT_TRANSCRIPTS, place
+
+    database = place(AGENT_TRANSCRIPTS["opencode"], tmp_path / "opencode")
+    database = database.rename(database.with_name("opencode.db"))
+    writer = sqlite3.connect(database, isolation_level=None)
+    writer.execute("BEGIN EXCLUSIVE")
+    writer.execute("CREATE TABLE scratch(x)")
+    writer.execute("INSERT INTO scratch VALUES (randomblob(100000))")
+
+    report = index(paths=[database])
+
+    assert [w for w in report.warnings if "locked by another program" in w], report.warnings
+    assert not [w for w in report.warnings if "malformed" in w or "skipped" in w]
+    assert report.chunks_added == 0  # nothing read from a file another program is writing
+    assert str(database) not in IndexState.load().skipped
+
+    writer.execute("ROLLBACK")
+    writer.close()
+    again = index(paths=[database])
+    assert again.warnings == [] and again.chunks_added > 0

@@ -34,7 +34,7 @@ from funes.traces.base import FileSource, ReadResult, Resume
 from funes.traces.chat import add_chat_blocks, chat_role, decode_json
 from funes.traces.guard import one_record
 from funes.traces.incremental import read_incrementally
-from funes.traces.sqlite import connect_readonly
+from funes.traces.sqlite import busy_note, connect_readonly, is_busy
 from funes.traces.text import iso_utc
 
 HARNESS = "hermes"
@@ -103,7 +103,8 @@ def _read_database(unit: Path, resume: Resume | None) -> ReadResult:
     try:
         conn = connect_readonly(unit)
     except sqlite3.Error as error:
-        return ReadResult([], resume, [f"{unit}: cannot open the database: {error}"], False)
+        why = busy_note(unit) if is_busy(error) else f"{unit}: cannot open the database: {error}"
+        return ReadResult([], resume, [why], False)
     try:
         max_id = conn.execute("SELECT MAX(id) FROM messages").fetchone()[0] or 0
         if max_id < last_id:
@@ -116,7 +117,8 @@ def _read_database(unit: Path, resume: Resume | None) -> ReadResult:
             (last_id,),
         ).fetchall()
     except sqlite3.Error as error:
-        return ReadResult([], resume, [f"{unit}: cannot read the database: {error}"], False)
+        why = busy_note(unit) if is_busy(error) else f"{unit}: cannot read the database: {error}"
+        return ReadResult([], resume, [why], False)
     finally:
         conn.close()
     assembler = TurnAssembler(HARNESS, str(unit), carry)

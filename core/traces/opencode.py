@@ -35,7 +35,7 @@ from funes.traces.assemble import TurnAssembler
 from funes.traces.base import FileSource, ReadResult, Resume
 from funes.traces.chat import decode_json
 from funes.traces.guard import one_record
-from funes.traces.sqlite import connect_readonly
+from funes.traces.sqlite import busy_note, connect_readonly, is_busy
 from funes.traces.text import iso_utc, render_tool_input
 
 HARNESS = "opencode"
@@ -59,11 +59,17 @@ class OpencodeSource(FileSource):
         try:
             conn = connect_readonly(unit)
         except sqlite3.Error as error:
-            return ReadResult([], resume, [f"{unit}: cannot open the database: {error}"], False)
+            why = (
+                busy_note(unit) if is_busy(error) else f"{unit}: cannot open the database: {error}"
+            )
+            return ReadResult([], resume, [why], False)
         try:
             return _read(conn, unit, resume)
         except sqlite3.Error as error:
-            return ReadResult([], resume, [f"{unit}: cannot read the database: {error}"], False)
+            why = (
+                busy_note(unit) if is_busy(error) else f"{unit}: cannot read the database: {error}"
+            )
+            return ReadResult([], resume, [why], False)
         finally:
             conn.close()
 
