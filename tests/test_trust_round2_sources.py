@@ -29,7 +29,7 @@ def rewrite_line(path: Path, number: int, change: Any) -> None:
 
 
 def test_a_wrongly_typed_value_costs_its_own_line_and_doctor_names_it() -> None:
-    good = claude_transcript("good-session", ["where is the redis cache configured", "in app.py"])
+    claude_transcript("good-session", ["where is the redis cache configured", "in app.py"])
     bad = claude_transcript(
         "bad-session",
         ["the migration plan for shard seven", "done", "a prompt whose content is 5", "and after"],

@@ -1,0 +1,81 @@
+"""Trust, round two (issue 31), a full disk: `doctor --fix` that cannot repair says the disk is
+full (never a Rust source path) and does not advise itself again; a refused forget leaves no
+empty file behind. The disk is a real one: a small tmpfs (skipped where mounting is not
+permitted)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from trust_fixtures import funes
+
+from funes.index.store import ChunkStore
+from funes.paths import funes_home, local_memory_dir
+
+CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    mount = tmp_path / "small-disk"
+    mount.mkdir()
+    done = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=3m", "tmpfs", str(mount)], capture_output=True
+    )
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.decode().strip()}")
+    monkeypatch.setenv("FUNES_HOME", str(mount / "funes-home"))
+    try:
+        yield mount
+    finally:
+        subprocess.run(["umount", "-l", str(mount)], check=False)
+
+
+def fill(disk: Path) -> None:
+    """Take every free byte of `disk`."""
+    with (disk / "filler").open("wb") as handle:
+        try:
+            while True:
+                handle.write(b"\0" * 65536)
+                handle.flush()
+        except OSError:
+            pass
+
+
+def test_doctor_fix_on_a_full_disk_says_so_and_does_not_advise_itself(small_disk: Path) -> None:
+    assert funes("index", str(CORPUS / "funes-fixtures")).returncode == 0
+    [text_index] = [
+        i.index_uuid for i in ChunkStore.open().table.list_indices() if i.columns == ["text"]
+    ]
+    shutil.rmtree(local_memory_dir() / "chunks.lance" / "_indices" / text_index)
+    fill(small_disk)
+
+    fixed = funes("doctor", "--fix")
+    out = fixed.stdout + fixed.stderr
+
+    assert fixed.returncode == 1
+    for wrong in ("/rustc/", ".cargo", ".rs:", "Traceback"):
+        assert wrong not in out, out
+    assert "is full" in out and "nothing was lost" in out, out
+    assert "`funes doctor --fix` repairs" not in out, out
+    checks = json.loads(funes("doctor", "--fix", "--json").stdout)["checks"]
+    for check in checks:
+        if not check["ok"] and "is full" in check["detail"]:
+            assert "doctor --fix" not in check["fix"], check
+
+
+def test_a_forget_refused_by_a_full_disk_leaves_no_empty_file(small_disk: Path) -> None:
+    assert funes("index", str(CORPUS / "funes-fixtures")).returncode == 0
+    session = ChunkStore.open().scan(["session_id"]).column("session_id").to_pylist()[0]
+    (funes_home() / "forgotten").mkdir(exist_ok=True)
+    fill(small_disk)
+
+    refused = funes("forget", "--session", session, "--yes")
+
+    assert refused.returncode != 0
+    assert list((funes_home() / "forgotten").iterdir()) == []
