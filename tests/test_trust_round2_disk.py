@@ -79,3 +79,40 @@ def test_a_forget_refused_by_a_full_disk_leaves_no_empty_file(small_disk: Path) 
 
     assert refused.returncode != 0
     assert list((funes_home() / "forgotten").iterdir()) == []
+
+
+def test_rows_stored_before_the_disk_filled_are_recorded_and_the_room_asked_is_enough(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run that appended a batch and then found the disk full records what it stored (the
+    next run does not read it again), and asks for room enough: given that much more, the
+    same command finishes."""
+    from funes.index.state import IndexState
+
+    mount = tmp_path / "disk"
+    mount.mkdir()
+    done = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=5500k", "tmpfs", str(mount)], capture_output=True
+    )
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.decode().strip()}")
+    monkeypatch.setenv("FUNES_HOME", str(mount / "funes-home"))
+    try:
+        assert funes("index", str(CORPUS / "funes-fixtures")).returncode == 0
+        full = funes("index", str(CORPUS / "claude"))
+        assert full.returncode == 1 and "is full" in full.stderr, full.stderr
+        stored = set(ChunkStore.open().scan(["session_id"]).column("session_id").to_pylist())
+        recorded = {s for unit in IndexState.load().units.values() for s in unit.sessions}
+        assert stored <= recorded, sorted(stored - recorded)[:5]
+
+        amount, unit = full.stderr.split("needs about ")[1].split(" more")[0].split()
+        asked = float(amount) * {"KB": 1 << 10, "MB": 1 << 20, "GB": 1 << 30}[unit]
+        size = int(5500 * 1024 + asked)
+        grown = subprocess.run(
+            ["mount", "-o", f"remount,size={size}", str(mount)], capture_output=True
+        )
+        assert grown.returncode == 0, grown.stderr
+        again = funes("index", str(CORPUS / "claude"))
+        assert again.returncode == 0, again.stderr
+    finally:
+        subprocess.run(["umount", "-l", str(mount)], check=False)

@@ -8,6 +8,7 @@ memory, and the next run re-reads at most the uncommitted tail without duplicati
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -167,6 +168,11 @@ def index(
 
             if not is_disk_full(error):
                 raise
+            # What was committed before the disk filled is recorded, so the next run neither
+            # reads it again nor counts it in the room it needs (the state is small: there is
+            # usually room for it; when not, it stays as the last run left it).
+            with contextlib.suppress(OSError):
+                run.save_state()
             unread = [u.path for u in units if run.needs_reading(u)]
             raise disk_full(run.store.path, needed_for_memory(run.store.path, unread)) from None
     report.elapsed_s = time.monotonic() - started
