@@ -116,3 +116,43 @@ def test_rows_stored_before_the_disk_filled_are_recorded_and_the_room_asked_is_e
         assert again.returncode == 0, again.stderr
     finally:
         subprocess.run(["umount", "-l", str(mount)], check=False)
+
+
+def test_a_lost_data_file_costs_only_its_own_rows_and_doctor_fix_salvages_the_rest(
+    tmp_path: Path,
+) -> None:
+    """Two index runs, two data files; the first file is lost, and the transcripts of the
+    second run are gone too. `doctor --fix` keeps every row that reads (the second run's,
+    whose transcripts no rebuild could bring back), and `funes index` restores the first's."""
+    first, second = tmp_path / "first", tmp_path / "second"
+    shutil.copytree(CORPUS / "funes-fixtures", first)
+    shutil.copytree(CORPUS / "generated" / "codex", second)
+    assert funes("index", str(first)).returncode == 0
+    before_second = ChunkStore.open().count()
+    assert funes("index", str(second)).returncode == 0
+    total = ChunkStore.open().count()
+    data = sorted((local_memory_dir() / "chunks.lance" / "data").glob("*.lance"), key=_mtime)
+    assert len(data) == 2, data
+    data[0].unlink()  # the first run's rows
+    shutil.rmtree(second)  # the second run's transcripts are gone
+
+    broken = funes("doctor")
+    assert "aside and rebuild" not in broken.stdout, broken.stdout
+    stored = [line for line in broken.stdout.splitlines() if "stored data" in line]
+    assert stored and stored[0].startswith("FAIL"), broken.stdout
+
+    fixed = funes("doctor", "--fix")
+    assert "kept the" in fixed.stdout and "/rustc/" not in fixed.stdout, fixed.stdout
+    assert [line for line in fixed.stdout.splitlines() if line.startswith("ok   stored data")]
+    assert ChunkStore.open().count() == total - before_second  # the second run's rows, kept
+    assert list(local_memory_dir().parent.glob("memory.damaged-*/chunks.lance"))
+
+    again = funes("index", str(first))
+    assert again.returncode == 0, again.stderr
+    assert ChunkStore.open().count() == total
+    recalled = funes("recall", "apply_patch", "--format", "agent")
+    assert recalled.returncode == 0 and "failed" not in recalled.stdout + recalled.stderr
+
+
+def _mtime(path: Path) -> float:
+    return path.stat().st_mtime

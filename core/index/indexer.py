@@ -332,8 +332,8 @@ class _IndexRun:
             path = self.store.path
             raise MemoryUnavailable(
                 f"memory {path} is damaged ({damage}); the new turns were stored, but rows "
-                f"are lost: move it aside (`mv {path} {path}.damaged`), then rebuild: "
-                "`funes index --all`"
+                "are lost: `funes doctor --fix` keeps every row that still reads, then "
+                "`funes index --all` restores the rest from the transcripts still on disk"
             )
 
     def _redact_turn(self, turn: Turn) -> None:

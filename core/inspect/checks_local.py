@@ -120,9 +120,33 @@ def _data_check(store: Any, rows: int, path: Path) -> Check:
 
     damage = unreadable_data(store)
     if damage:
-        rebuild = f"move {path} aside and rebuild it from the transcripts with `funes index --all`"
-        return Check("stored data", False, f"{path}: {damage}", rebuild)
+        salvage = (
+            "`funes doctor --fix` keeps every row that still reads (the damaged table is moved "
+            "aside, nothing is deleted), then `funes index --all` restores the lost rows from "
+            "the transcripts still on disk"
+        )
+        return Check("stored data", False, f"{path}: {damage}", salvage, _salvage_repair)
     return Check("stored data", True, f"all {rows} rows read back")
+
+
+def _salvage_repair() -> str:
+    from funes.index.integrity import salvage
+    from funes.index.lock import writer_lock
+    from funes.index.state import IndexState
+    from funes.index.store import ChunkStore
+    from funes.inspect.storage import maintain
+
+    with writer_lock(wait_s=30.0):
+        saved = salvage(local_memory_dir())
+        state = IndexState.load()
+        state.read_everything_again()  # the rows the lost files held come back from transcripts
+        state.save()
+        maintain(ChunkStore.open(local_memory_dir()))  # the indexes, for the rows kept
+    return (
+        f"kept the {saved.kept} rows that read; {saved.lost_files} data file(s) could not be "
+        f"read (the damaged table is at {saved.aside}); run `funes index --all` to restore "
+        "their rows from the transcripts still on disk"
+    )
 
 
 def _fall_back_repair() -> str:
