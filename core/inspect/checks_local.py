@@ -356,10 +356,22 @@ def _skipped_check(skipped: dict[str, list[str]]) -> Check:
         return Check("unreadable transcripts", True, "none")
     lines = [w for warnings in skipped.values() for w in warnings]
     shown = "; ".join(lines[:3]) + (f"; … {len(lines) - 3} more" if len(lines) > 3 else "")
+    # A warning about a whole transcript starts with its path and a colon; one about a place in
+    # it (`file:line`, `db:table:rowid`) names that place.
+    whole = {
+        key for key, warnings in skipped.items() if any(w.startswith(f"{key}: ") for w in warnings)
+    }
+    parts = []
+    if len(skipped) > len(whole):
+        parts.append(
+            f"{len(skipped) - len(whole)} transcript(s) hold lines or rows funes could not read "
+            "and left out (the rest of each is indexed)"
+        )
+    if whole:
+        parts.append(f"{len(whole)} transcript(s) could not be read at all")
     return warning(
         "unreadable transcripts",
-        f"{len(skipped)} transcript(s) hold lines funes could not read and left out "
-        f"(the rest is indexed): {shown}",
+        f"{'; '.join(parts)}: {shown}",
         "repair or delete those lines in the agent's transcript if they matter, then `funes index`",
     )
 
