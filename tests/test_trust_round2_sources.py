@@ -216,3 +216,29 @@ def test_a_locked_opencode_database_is_said_to_be_busy_and_read_once_it_is_free(
     writer.close()
     again = index(paths=[database])
     assert again.warnings == [] and again.chunks_added > 0
+
+
+def test_a_bad_parquet_row_costs_only_itself(tmp_path: Path) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from funes.traces.parquet import ParquetSource
+
+    deep = dumps(materialise("deep:3000"))
+    rows = [
+        ("first", [json.dumps({"role": "user", "content": "the first session speaks"})]),
+        ("second", [deep, json.dumps({"role": "user", "content": 5, "tool_calls": 5})]),
+        ("third", [json.dumps({"role": "user", "content": "the third session after it"})]),
+    ]
+    path = tmp_path / "export.parquet"
+    table = pa.table(
+        {"session_id": [r[0] for r in rows], "messages": [r[1] for r in rows]},
+        schema=pa.schema([("session_id", pa.string()), ("messages", pa.list_(pa.string()))]),
+    )
+    pq.write_table(table, path)
+
+    result = ParquetSource().read(path, None)
+
+    assert result.complete
+    assert {t.session_id for t in result.turns} == {"first", "second", "third"}
+    assert any(w.startswith(f"{path}:2: message 0 is not JSON") for w in result.warnings)
