@@ -5,7 +5,9 @@ value nested thousands deep, a huge string. Used by the fuzz suite and the trust
 from __future__ import annotations
 
 import json
+import shutil
 import sqlite3
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -92,11 +94,23 @@ def dumps_record(record: Any, new: Any) -> str:
     return json.dumps(record).replace(json.dumps("\x00marker\x00"), dumps(new))
 
 
+_PRISTINE: dict[str, Path] = {}
+
+
+def place_one(harness: str, folder: Path) -> Path:
+    """A copy of `harness`'s transcript in `folder` (a database is built from its dump once,
+    then copied: building one per example spent most of the suite's time in fsync)."""
+    if harness not in _PRISTINE:
+        _PRISTINE[harness] = place(
+            AGENT_TRANSCRIPTS[harness], Path(tempfile.mkdtemp(prefix="funes-fuzz-")) / harness
+        )
+    folder.mkdir(parents=True, exist_ok=True)
+    return Path(shutil.copy(_PRISTINE[harness], folder / _PRISTINE[harness].name))
+
+
 def place_all(folder: Path) -> dict[str, Path]:
     """A copy of every agent's transcript under `folder/<harness>/`."""
-    return {
-        harness: place(source, folder / harness) for harness, source in AGENT_TRANSCRIPTS.items()
-    }
+    return {harness: place_one(harness, folder / harness) for harness in AGENT_TRANSCRIPTS}
 
 
 def damage_lines(unit: Path, line_pick: int, value_pick: int, replacement: Any) -> str:
@@ -128,6 +142,7 @@ def damage_row(unit: Path, harness: str, row_pick: int, value_pick: int, replace
     ]
     conn = sqlite3.connect(unit)
     try:
+        conn.execute("PRAGMA synchronous = OFF")
         rows = [
             (table, key, column, row_id, value)
             for table, key, column in places

@@ -26,11 +26,12 @@ from fuzz_fixtures import (
     damage_lines,
     damage_row,
     place_all,
+    place_one,
     truncate_line,
 )
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_recall_all_agents import AGENT_TRANSCRIPTS, place
+from test_recall_all_agents import AGENT_TRANSCRIPTS
 
 from funes.index.chunking import chunk_turn
 from funes.index.indexer import index
@@ -105,7 +106,7 @@ def stored_sessions(memory: Path) -> dict[tuple[str, str], set[str]]:
     return found
 
 
-@settings(SETTINGS, max_examples=250)
+@settings(SETTINGS, max_examples=600)
 @given(damage)
 def test_a_damaged_transcript_never_raises_and_gives_only_storable_turns(
     case: tuple[str, str, int, int, Any],
@@ -124,10 +125,10 @@ def test_a_damaged_transcript_never_raises_and_gives_only_storable_turns(
 
 
 def place_all_one(folder: Path, harness: str) -> Path:
-    return place(AGENT_TRANSCRIPTS[harness], folder / harness)
+    return place_one(harness, folder / harness)
 
 
-@settings(SETTINGS, max_examples=16)
+@settings(SETTINGS, max_examples=80)
 @given(damage)
 def test_one_damaged_transcript_leaves_every_other_session_stored_whole(
     whole_sessions: dict[tuple[str, str], set[str]], case: tuple[str, str, int, int, Any]
