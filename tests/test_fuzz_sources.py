@@ -106,7 +106,7 @@ def stored_sessions(memory: Path) -> dict[tuple[str, str], set[str]]:
     return found
 
 
-@settings(SETTINGS, max_examples=600)
+@settings(SETTINGS, max_examples=400)
 @given(damage)
 def test_a_damaged_transcript_never_raises_and_gives_only_storable_turns(
     case: tuple[str, str, int, int, Any],
@@ -128,7 +128,7 @@ def place_all_one(folder: Path, harness: str) -> Path:
     return place_one(harness, folder / harness)
 
 
-@settings(SETTINGS, max_examples=80)
+@settings(SETTINGS, max_examples=50)
 @given(damage)
 def test_one_damaged_transcript_leaves_every_other_session_stored_whole(
     whole_sessions: dict[tuple[str, str], set[str]], case: tuple[str, str, int, int, Any]
