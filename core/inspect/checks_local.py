@@ -144,8 +144,9 @@ def _salvage_repair() -> str:
         maintain(ChunkStore.open(local_memory_dir()))  # the indexes, for the rows kept
     return (
         f"kept the {saved.kept} rows that read; {saved.lost_files} data file(s) could not be "
-        f"read (the damaged table is at {saved.aside}); run `funes index --all` to restore "
-        "their rows from the transcripts still on disk"
+        "read: run `funes index --all` to restore their rows from the transcripts still on "
+        f"disk; the damaged table is at {saved.aside.parent} (delete it when satisfied: "
+        "`funes forget` does not look there)"
     )
 
 
