@@ -242,3 +242,34 @@ def test_a_bad_parquet_row_costs_only_itself(tmp_path: Path) -> None:
     assert result.complete
     assert {t.session_id for t in result.turns} == {"first", "second", "third"}
     assert any(w.startswith(f"{path}:2: message 0 is not JSON") for w in result.warnings)
+
+
+def test_a_database_that_cannot_be_read_is_listed_by_doctor_until_it_reads_again(
+    tmp_path: Path,
+) -> None:
+    units = place_all(tmp_path / "transcripts")
+    database = units["hermes"]
+    good = database.read_bytes()
+    assert index(paths=[database]).warnings == []
+    with sqlite3.connect(database) as conn:  # a new row, so the next run reads the database
+        conn.execute(
+            "INSERT INTO messages (session_id, role, content, timestamp) "
+            "SELECT session_id, 'user', 'one more prompt', timestamp FROM messages LIMIT 1"
+        )
+        root = conn.execute("SELECT rootpage FROM sqlite_master WHERE name = 'messages'")
+        [(page,)] = root.fetchall()
+        size = conn.execute("PRAGMA page_size").fetchone()[0]
+    conn.close()
+    grown = database.read_bytes()
+    start = (page - 1) * size  # the messages table's first page, overwritten with junk
+    database.write_bytes(grown[:start] + b"\xff" * size + grown[start + size :])
+
+    report = index(paths=[database])
+    assert any(w.startswith(f"{database}: cannot read the database") for w in report.warnings)
+    assert str(database) in IndexState.load().skipped
+
+    database.write_bytes(grown)
+    again = index(paths=[database])
+    assert again.warnings == [] and again.chunks_added > 0
+    assert str(database) not in IndexState.load().skipped
+    assert good != grown

@@ -256,6 +256,11 @@ class _IndexRun:
         self.report.warnings.extend(result.warnings)
         if not resume:  # read from its start: what earlier reads could not read is moot
             self.state.skipped.pop(unit.key, None)
+        elif unit.key in self.state.skipped:  # an earlier run that could not read it at all
+            kept = [w for w in self.state.skipped[unit.key] if not w.startswith(f"{unit.key}: ")]
+            self.state.skipped[unit.key] = kept
+            if not kept:
+                del self.state.skipped[unit.key]
         self.state.note_skipped(unit.key, [w for w in result.warnings if w.endswith("skipped")])
         chunks: list[Chunk] = []
         sessions: set[str] = set(recorded.sessions) if recorded else set()

@@ -103,7 +103,11 @@ def _read_database(unit: Path, resume: Resume | None) -> ReadResult:
     try:
         conn = connect_readonly(unit)
     except sqlite3.Error as error:
-        why = busy_note(unit) if is_busy(error) else f"{unit}: cannot open the database: {error}"
+        why = (
+            busy_note(unit)
+            if is_busy(error)
+            else f"{unit}: cannot open the database ({error}); skipped"
+        )
         return ReadResult([], resume, [why], False)
     try:
         max_id = conn.execute("SELECT MAX(id) FROM messages").fetchone()[0] or 0
@@ -117,7 +121,11 @@ def _read_database(unit: Path, resume: Resume | None) -> ReadResult:
             (last_id,),
         ).fetchall()
     except sqlite3.Error as error:
-        why = busy_note(unit) if is_busy(error) else f"{unit}: cannot read the database: {error}"
+        why = (
+            busy_note(unit)
+            if is_busy(error)
+            else f"{unit}: cannot read the database ({error}); skipped"
+        )
         return ReadResult([], resume, [why], False)
     finally:
         conn.close()

@@ -60,14 +60,18 @@ class OpencodeSource(FileSource):
             conn = connect_readonly(unit)
         except sqlite3.Error as error:
             why = (
-                busy_note(unit) if is_busy(error) else f"{unit}: cannot open the database: {error}"
+                busy_note(unit)
+                if is_busy(error)
+                else f"{unit}: cannot open the database ({error}); skipped"
             )
             return ReadResult([], resume, [why], False)
         try:
             return _read(conn, unit, resume)
         except sqlite3.Error as error:
             why = (
-                busy_note(unit) if is_busy(error) else f"{unit}: cannot read the database: {error}"
+                busy_note(unit)
+                if is_busy(error)
+                else f"{unit}: cannot read the database ({error}); skipped"
             )
             return ReadResult([], resume, [why], False)
         finally:
