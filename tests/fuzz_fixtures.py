@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from conftest import CORPUS
 from test_recall_all_agents import AGENT_TRANSCRIPTS, place
 
 # What a value is replaced by: every other JSON type, text UTF-8 cannot encode, a huge string,
@@ -94,15 +95,27 @@ def dumps_record(record: Any, new: Any) -> str:
     return json.dumps(record).replace(json.dumps("\x00marker\x00"), dumps(new))
 
 
+# More real transcripts, read (not indexed) by the fuzz suite: several sessions in one file, a
+# Hermes session log (one JSON document) and export, older Codex and pi formats.
+EXTRA_TRANSCRIPTS: dict[str, Path] = {
+    "claude_code:3-sessions": CORPUS
+    / "claude/jazzyalex__agent-sessions__stage0_claude_small.jsonl",
+    "codex:0.146": CORPUS / "codex/jazzyalex__agent-sessions__stage0_codex_small.jsonl",
+    "pi:v3": CORPUS / "pi/jazzyalex__agent-sessions__stage0_pi_small.jsonl",
+    "hermes:log": CORPUS / "hermes/jazzyalex__agent-sessions__stage0_hermes_small.json",
+    "hermes:export": CORPUS / "generated/hermes/hermes-mcp-sessions-export.jsonl",
+}
+ALL_TRANSCRIPTS: dict[str, Path] = {**AGENT_TRANSCRIPTS, **EXTRA_TRANSCRIPTS}
+
 _PRISTINE: dict[str, Path] = {}
 
 
 def place_one(harness: str, folder: Path) -> Path:
-    """A copy of `harness`'s transcript in `folder` (a database is built from its dump once,
-    then copied: building one per example spent most of the suite's time in fsync)."""
+    """A copy of the transcript named `harness` (in ALL_TRANSCRIPTS) in `folder`. A database is
+    built from its dump once, then copied: one per example spent most of the time in fsync."""
     if harness not in _PRISTINE:
         _PRISTINE[harness] = place(
-            AGENT_TRANSCRIPTS[harness], Path(tempfile.mkdtemp(prefix="funes-fuzz-")) / harness
+            ALL_TRANSCRIPTS[harness], Path(tempfile.mkdtemp(prefix="funes-fuzz-")) / "pristine"
         )
     folder.mkdir(parents=True, exist_ok=True)
     return Path(shutil.copy(_PRISTINE[harness], folder / _PRISTINE[harness].name))
@@ -114,7 +127,12 @@ def place_all(folder: Path) -> dict[str, Path]:
 
 
 def damage_lines(unit: Path, line_pick: int, value_pick: int, replacement: Any) -> str:
-    """Replace one value on one JSON line of `unit`; returns `file:line` of the damage."""
+    """Replace one value on one JSON line of `unit` (in the document, for a `.json` file);
+    returns `file:line` of the damage."""
+    if unit.suffix == ".json":
+        text = json.dumps(json.loads(unit.read_text(encoding="utf-8")))
+        unit.write_text(mutated_json(text, value_pick, replacement), encoding="utf-8")
+        return f"{unit}:1"
     lines = unit.read_text(encoding="utf-8").splitlines()
     candidates = [i for i, line in enumerate(lines) if line.strip().startswith("{")]
     index = candidates[line_pick % len(candidates)]
