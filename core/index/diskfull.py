@@ -37,9 +37,10 @@ def is_disk_full(error: BaseException) -> bool:
     return any(marker in str(error) for marker in _MARKERS)
 
 
-def disk_full(where: Path, needed_bytes: int) -> DiskFull:
+def disk_full(where: Path, needed_bytes: int, stored: str = "") -> DiskFull:
     """The error to raise when a write under `where` found the disk full and needs about
-    `needed_bytes` in all (what is free now is subtracted)."""
+    `needed_bytes` in all (what is free now is subtracted); `stored` says what the write had
+    already stored, when that is worth knowing."""
     try:
         free = shutil.disk_usage(_existing(where)).free
     except OSError:
@@ -47,7 +48,7 @@ def disk_full(where: Path, needed_bytes: int) -> DiskFull:
     more = max(needed_bytes - free, 0)
     need = f"about {size(more)} more" if more else f"about {size(needed_bytes)}"
     return DiskFull(
-        f"the disk holding {where} is full ({size(free)} free; this needs {need}): nothing "
+        f"the disk holding {where} is full ({size(free)} free; this needs {need}): {stored}nothing "
         "was lost, the memory is as its last completed write left it — free some space and "
         "run the command again"
     )

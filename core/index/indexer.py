@@ -174,7 +174,9 @@ def index(
             with contextlib.suppress(OSError):
                 run.save_state()
             unread = [u.path for u in units if run.needs_reading(u)]
-            raise disk_full(run.store.path, needed_for_memory(run.store.path, unread)) from None
+            stored = "" if unread else "every new turn was stored, only upkeep is left; "
+            needed = needed_for_memory(run.store.path, unread)
+            raise disk_full(run.store.path, needed, stored) from None
     report.elapsed_s = time.monotonic() - started
     notify("end", report.as_dict())
     return report
