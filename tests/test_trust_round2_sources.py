@@ -273,3 +273,19 @@ def test_a_database_that_cannot_be_read_is_listed_by_doctor_until_it_reads_again
     assert again.warnings == [] and again.chunks_added > 0
     assert str(database) not in IndexState.load().skipped
     assert good != grown
+
+
+def test_many_bad_lines_of_one_kind_are_counted_for_doctor_not_called_a_lost_file() -> None:
+    from funes.inspect.checks_local import _skipped_check
+
+    bad = claude_transcript("many-bad", [f"prompt number {i}" for i in range(12)])
+    for number in range(1, 12, 2):  # six user lines whose content is a number
+        rewrite_line(bad, number, lambda r: r["message"].__setitem__("content", 5))
+
+    index(everything=True)
+
+    kept = IndexState.load().skipped[str(bad)]
+    assert any(w.endswith("(3 more line(s) like this)") for w in kept), kept
+    check = _skipped_check(IndexState.load().skipped)
+    assert "1 transcript(s) hold lines or rows" in check.detail
+    assert "could not be read at all" not in check.detail

@@ -259,11 +259,15 @@ class _IndexRun:
         if not resume:  # read from its start: what earlier reads could not read is moot
             self.state.skipped.pop(unit.key, None)
         elif unit.key in self.state.skipped:  # an earlier run that could not read it at all
-            kept = [w for w in self.state.skipped[unit.key] if not w.startswith(f"{unit.key}: ")]
+            kept = [
+                w
+                for w in self.state.skipped[unit.key]
+                if not w.startswith(f"{unit.key}: ") or w.endswith("like this)")
+            ]
             self.state.skipped[unit.key] = kept
             if not kept:
                 del self.state.skipped[unit.key]
-        self.state.note_skipped(unit.key, [w for w in result.warnings if w.endswith("skipped")])
+        self.state.note_skipped(unit.key, [w for w in result.warnings if _left_out(w)])
         chunks: list[Chunk] = []
         sessions: set[str] = set(recorded.sessions) if recorded else set()
         for turn in self.gate.admit(result.turns):
@@ -394,6 +398,13 @@ class _IndexRun:
     def save_state(self) -> None:
         self.state.save()
         self.saved_at = time.monotonic()
+
+
+def _left_out(warning: str) -> bool:
+    """A warning about something not indexed (a place skipped, or the count of more like it)."""
+    return warning.endswith("skipped") or (
+        warning.endswith(" more line(s) like this)") and "skipped (" in warning
+    )
 
 
 def _now() -> str:

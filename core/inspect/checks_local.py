@@ -360,7 +360,9 @@ def _skipped_check(skipped: dict[str, list[str]]) -> Check:
     # A warning about a whole transcript starts with its path and a colon; one about a place in
     # it (`file:line`, `db:table:rowid`) names that place.
     whole = {
-        key for key, warnings in skipped.items() if any(w.startswith(f"{key}: ") for w in warnings)
+        key
+        for key, warnings in skipped.items()
+        if any(w.startswith(f"{key}: ") and not w.endswith("like this)") for w in warnings)
     }
     parts = []
     if len(skipped) > len(whole):
