@@ -106,6 +106,8 @@ EXTRA_TRANSCRIPTS: dict[str, Path] = {
     "hermes:export": CORPUS / "generated/hermes/hermes-mcp-sessions-export.jsonl",
 }
 ALL_TRANSCRIPTS: dict[str, Path] = {**AGENT_TRANSCRIPTS, **EXTRA_TRANSCRIPTS}
+# ... and a Parquet export, written from Hermes's export when first asked for.
+FUZZED = sorted([*ALL_TRANSCRIPTS, "parquet"])
 
 _PRISTINE: dict[str, Path] = {}
 
@@ -113,6 +115,8 @@ _PRISTINE: dict[str, Path] = {}
 def place_one(harness: str, folder: Path) -> Path:
     """A copy of the transcript named `harness` (in ALL_TRANSCRIPTS) in `folder`. A database is
     built from its dump once, then copied: one per example spent most of the time in fsync."""
+    if harness == "parquet" and harness not in _PRISTINE:
+        _PRISTINE[harness] = _parquet_export(Path(tempfile.mkdtemp(prefix="funes-fuzz-")))
     if harness not in _PRISTINE:
         _PRISTINE[harness] = place(
             ALL_TRANSCRIPTS[harness], Path(tempfile.mkdtemp(prefix="funes-fuzz-")) / "pristine"
@@ -179,3 +183,38 @@ def damage_row(unit: Path, harness: str, row_pick: int, value_pick: int, replace
     finally:
         conn.close()
     return f"{unit}:{table}:{row_id}"
+
+
+def _parquet_export(folder: Path) -> Path:
+    """A Parquet export (one row per session, messages as JSON text) of Hermes's real export."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    sessions = [
+        json.loads(line) for line in EXTRA_TRANSCRIPTS["hermes:export"].read_text().splitlines()
+    ]
+    path = folder / "export.parquet"
+    table = pa.table(
+        {
+            "session_id": [str(s["id"]) for s in sessions],
+            "messages": [[json.dumps(m) for m in s["messages"]] for s in sessions],
+        },
+        schema=pa.schema([("session_id", pa.string()), ("messages", pa.list_(pa.string()))]),
+    )
+    pq.write_table(table, path)
+    return path
+
+
+def damage_parquet(unit: Path, row_pick: int, value_pick: int, replacement: Any) -> str:
+    """Replace one value inside one message of a Parquet export; returns `file:row`."""
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(unit)
+    rows = table.to_pylist()
+    places = [(r, m) for r, row in enumerate(rows) for m in range(len(row["messages"]))]
+    row, message = places[row_pick % len(places)]
+    rows[row]["messages"][message] = mutated_json(
+        rows[row]["messages"][message], value_pick, replacement
+    )
+    pq.write_table(type(table).from_pylist(rows, schema=table.schema), unit)
+    return f"{unit}:{row + 1}"

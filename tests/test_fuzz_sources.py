@@ -22,9 +22,10 @@ from typing import Any
 import numpy as np
 import pytest
 from fuzz_fixtures import (
-    ALL_TRANSCRIPTS,
+    FUZZED,
     REPLACEMENTS,
     damage_lines,
+    damage_parquet,
     damage_row,
     place_all,
     place_one,
@@ -50,7 +51,7 @@ SETTINGS = settings(
 )
 
 any_damage = st.tuples(
-    st.sampled_from(sorted(ALL_TRANSCRIPTS)),
+    st.sampled_from(FUZZED),
     st.sampled_from(["value", "value", "value", "truncate"]),
     st.integers(0, 10_000),
     st.integers(0, 10_000),
@@ -70,6 +71,8 @@ def apply(units: dict[str, Path], harness: str, how: str, pick: int, where: int,
     unit = units[harness]
     if harness in DATABASES:
         return damage_row(unit, harness, pick, where, new)
+    if harness == "parquet":
+        return damage_parquet(unit, pick, where, new)
     if how == "truncate":
         return truncate_line(unit, pick, where)
     return damage_lines(unit, pick, where, new)
