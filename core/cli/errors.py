@@ -124,9 +124,9 @@ def damaged_memory_message(label: str, error: BaseException) -> str:
         )
     else:
         rebuild = (
-            "`funes doctor --fix` falls back to the last version that reads whole, if one is "
-            f"kept; otherwise move it aside (`mv {label} {label}.damaged`), then rebuild: "
-            "`funes index --all`"
+            "`funes doctor --fix` keeps every row that still reads (a lost or cut data file "
+            "costs only its own rows), then `funes index --all` restores the rest from the "
+            "transcripts still on disk"
         )
     return f"memory {label} is damaged ({detail}): {rebuild}"
 

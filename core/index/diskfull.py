@@ -14,9 +14,15 @@ import shutil
 from collections.abc import Iterable
 from pathlib import Path
 
-# Stored rows (text, vectors, the full-text index) take about half the bytes of the transcripts
-# they come from (the shared corpus: 12 MB of Claude Code transcripts made a 6.2 MB memory).
-STORED_SHARE = 0.5
+# Room an index run takes, as a share of the transcripts it reads: at its peak (rows appended,
+# then the indexes built and the fragments compacted before the old files go) the shared
+# corpus's 12.0 MB of Claude Code transcripts took 9.8 MB, and left a 7.7 MB memory. Half, as
+# this was, sent users to free too little and fill the disk again.
+STORED_SHARE = 0.9
+# ... plus, as a share of the memory's own size, what folding the new rows into it takes before
+# the old files go (compacted fragments and rebuilt indexes are written whole first): a run
+# adding 2 MB of transcripts to a 5.1 MB memory peaked 7.4 MB above where it started.
+REWRITE_SHARE = 1.5
 _MARKERS = ("No space left on device", "os error 28", "Disk quota exceeded", "os error 122")
 
 
@@ -31,9 +37,10 @@ def is_disk_full(error: BaseException) -> bool:
     return any(marker in str(error) for marker in _MARKERS)
 
 
-def disk_full(where: Path, needed_bytes: int) -> DiskFull:
+def disk_full(where: Path, needed_bytes: int, stored: str = "") -> DiskFull:
     """The error to raise when a write under `where` found the disk full and needs about
-    `needed_bytes` in all (what is free now is subtracted)."""
+    `needed_bytes` in all (what is free now is subtracted); `stored` says what the write had
+    already stored, when that is worth knowing."""
     try:
         free = shutil.disk_usage(_existing(where)).free
     except OSError:
@@ -41,15 +48,15 @@ def disk_full(where: Path, needed_bytes: int) -> DiskFull:
     more = max(needed_bytes - free, 0)
     need = f"about {size(more)} more" if more else f"about {size(needed_bytes)}"
     return DiskFull(
-        f"the disk holding {where} is full ({size(free)} free; this needs {need}): nothing "
+        f"the disk holding {where} is full ({size(free)} free; this needs {need}): {stored}nothing "
         "was lost, the memory is as its last completed write left it — free some space and "
         "run the command again"
     )
 
 
 def needed_for_memory(memory: Path, transcripts: Iterable[Path] = ()) -> int:
-    """Room a write to `memory` needs, roughly: the rows `transcripts` would add, plus the
-    memory's own size (folding new rows into it rewrites its files before the old ones go)."""
+    """Room a write to `memory` needs, roughly: the rows `transcripts` would add, plus what
+    folding them into the memory rewrites before the old files go (more than its own size)."""
     from funes.index.maintenance import folder_bytes
 
     pending = 0
@@ -58,7 +65,7 @@ def needed_for_memory(memory: Path, transcripts: Iterable[Path] = ()) -> int:
             pending += path.stat().st_size
         except OSError:
             continue
-    return int(pending * STORED_SHARE) + folder_bytes(memory)
+    return int(pending * STORED_SHARE + folder_bytes(memory) * REWRITE_SHARE)
 
 
 def size(n: float) -> str:

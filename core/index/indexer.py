@@ -8,6 +8,7 @@ memory, and the next run re-reads at most the uncommitted tail without duplicati
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -25,6 +26,7 @@ from funes.model import Chunk, Turn
 from funes.traces import TraceSource, all_sources
 from funes.traces.detect import find_units
 from funes.traces.retention import soonest_deleted_first
+from funes.traces.guard import skipped_because
 
 # A run with no path stops starting new units after this many seconds (the rest is backlog).
 DEFAULT_BUDGET_S = 60.0
@@ -171,8 +173,15 @@ def index(
 
             if not is_disk_full(error):
                 raise
+            # What was committed before the disk filled is recorded, so the next run neither
+            # reads it again nor counts it in the room it needs (the state is small: there is
+            # usually room for it; when not, it stays as the last run left it).
+            with contextlib.suppress(OSError):
+                run.save_state()
             unread = [u.path for u in units if run.needs_reading(u)]
-            raise disk_full(run.store.path, needed_for_memory(run.store.path, unread)) from None
+            stored = "" if unread else "every new turn was stored, only upkeep is left; "
+            needed = needed_for_memory(run.store.path, unread)
+            raise disk_full(run.store.path, needed, stored) from None
     report.elapsed_s = time.monotonic() - started
     notify("end", report.as_dict())
     return report
@@ -238,7 +247,7 @@ class _IndexRun:
         resume = self.state.resume_of(unit.key) if same_reader else None
         try:
             result = unit.source.read(unit.path, resume or None)
-        except (OSError, RecursionError, UnicodeError, ValueError) as error:
+        except Exception as error:  # sources skip bad records themselves; this is the last net
             if not unit.path.exists():
                 # Deleted (or moved) since the sweep listed it: nothing left to read.
                 self.report.warnings.append(f"{unit.key}: vanished while indexing; skipped")
@@ -254,12 +263,27 @@ class _IndexRun:
         self.report.warnings.extend(result.warnings)
         if not resume:  # read from its start: what earlier reads could not read is moot
             self.state.skipped.pop(unit.key, None)
-        self.state.note_skipped(unit.key, [w for w in result.warnings if w.endswith("skipped")])
+        elif unit.key in self.state.skipped:  # an earlier run that could not read it at all
+            kept = [
+                w
+                for w in self.state.skipped[unit.key]
+                if not w.startswith(f"{unit.key}: ") or w.endswith("like this)")
+            ]
+            self.state.skipped[unit.key] = kept
+            if not kept:
+                del self.state.skipped[unit.key]
+        self.state.note_skipped(unit.key, [w for w in result.warnings if _left_out(w)])
         chunks: list[Chunk] = []
         sessions: set[str] = set(recorded.sessions) if recorded else set()
         for turn in self.gate.admit(result.turns):
-            self._redact_turn(turn)
-            chunks.extend(chunk_turn(turn, self._repo_for(turn.workdir)))
+            try:
+                self._redact_turn(turn)
+                chunks.extend(chunk_turn(turn, self._repo_for(turn.workdir)))
+            except Exception as error:  # one turn that cannot be chunked costs only itself
+                self._skip(
+                    unit.key, f"{unit.key}: turn {turn.turn_uuid!r}: {skipped_because(error)}"
+                )
+                continue
             sessions.add(turn.session_id)
         attach_lead_ins(chunks)
         self.report.turns += len(result.turns)
@@ -274,6 +298,11 @@ class _IndexRun:
         )
         if len(self.buffer) >= FLUSH_CHUNKS:
             self.flush()
+
+    def _skip(self, key: str, warning: str) -> None:
+        """A part of unit `key` left out: said now, and kept for `funes doctor`."""
+        self.report.warnings.append(warning)
+        self.state.note_skipped(key, [warning])
 
     def _upgrade(self) -> None:
         """A memory from before lead-ins gets them from its stored rows (once, then indexed
@@ -319,8 +348,8 @@ class _IndexRun:
             path = self.store.path
             raise MemoryUnavailable(
                 f"memory {path} is damaged ({damage}); the new turns were stored, but rows "
-                f"are lost: move it aside (`mv {path} {path}.damaged`), then rebuild: "
-                "`funes index --all`"
+                "are lost: `funes doctor --fix` keeps every row that still reads, then "
+                "`funes index --all` restores the rest from the transcripts still on disk"
             )
 
     def _redact_turn(self, turn: Turn) -> None:
@@ -357,9 +386,11 @@ class _IndexRun:
         if self.buffer:
             self.notify("embed", {"chunks": len(self.buffer)})
             vectors = self.embedder.encode([c.text for c in self.buffer])
-            self.store.add(self.buffer, vectors)
+            refused = self.store.add_storable(self.buffer, vectors)
+            for warning in refused:
+                self._skip(warning.split(": session ", 1)[0], warning)
             self.appended.add(self.buffer_ids)
-            self.report.chunks_added += len(self.buffer)
+            self.report.chunks_added += len(self.buffer) - len(refused)
             self.buffer = []
             self.buffer_ids = set()
         # State only after the rows it describes are committed.
@@ -372,6 +403,13 @@ class _IndexRun:
     def save_state(self) -> None:
         self.state.save()
         self.saved_at = time.monotonic()
+
+
+def _left_out(warning: str) -> bool:
+    """A warning about something not indexed (a place skipped, or the count of more like it)."""
+    return warning.endswith("skipped") or (
+        warning.endswith(" more line(s) like this)") and "skipped (" in warning
+    )
 
 
 def _now() -> str:

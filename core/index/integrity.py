@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -158,3 +159,76 @@ def opens(memory: Path) -> str | None:
     except Exception as error:
         return without_source_paths(_line(error))
     return None
+
+
+# -- a lost data file -------------------------------------------------------------------------
+
+# Fragment ids grow with every append and compaction; past this many ids without finding every
+# fragment the table lists, the salvage stops looking.
+MAX_FRAGMENT_IDS = 1 << 16
+# Rows asked of one fragment at a time (Lance addresses a row as fragment id << 32 | offset).
+TAKE_ROWS = 8192
+EMPTY_WINDOWS = 8
+
+
+@dataclass
+class Salvage:
+    kept: int  # rows that read back, now the memory's rows
+    lost_files: int  # fragments whose data file is gone or cannot be read
+    aside: Path  # where the damaged table was moved (nothing is deleted)
+
+
+def salvage(memory: Path) -> Salvage:
+    """Copy every row that still reads into a new table, fragment by fragment (a fragment whose
+    data file is lost costs its own rows, never the others), and put it in place of the damaged
+    one, which is moved aside. The caller holds the writer lock, then re-reads the transcripts
+    to bring back what the lost files held."""
+    import shutil
+
+    from funes.index.store import TABLE, ChunkStore
+    from funes.lance import import_lancedb
+
+    table = ChunkStore.open(memory).table
+    fragments = int(table.stats()["fragment_stats"]["num_fragments"])
+    staging = memory / f".salvage-{os.getpid()}"
+    shutil.rmtree(staging, ignore_errors=True)
+    copy = import_lancedb().connect(str(staging)).create_table(TABLE, schema=table.schema)
+    seen = lost = kept = 0
+    fragment = 0
+    while seen < fragments and fragment < MAX_FRAGMENT_IDS:
+        try:
+            rows = _copy_fragment(table, fragment, copy)
+        except Exception:  # its data file is gone or cut: its rows cannot be read
+            seen, lost = seen + 1, lost + 1
+        else:
+            seen += rows > 0
+            kept += rows
+        fragment += 1
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    # Beside the memory, not in it: what is in the memory's folder is pushed and copied.
+    aside = memory.parent / f"{memory.name}.damaged-{stamp}" / f"{TABLE}.lance"
+    aside.parent.mkdir(parents=True, exist_ok=True)
+    os.rename(memory / f"{TABLE}.lance", aside)
+    os.rename(staging / f"{TABLE}.lance", memory / f"{TABLE}.lance")
+    shutil.rmtree(staging, ignore_errors=True)
+    return Salvage(kept, lost, aside)
+
+
+def _copy_fragment(table: Any, fragment: int, copy: Any) -> int:
+    """Append the rows of fragment `fragment` to `copy`; how many (0: no such fragment). Raises
+    when its data cannot be read. Rows are addressed by offset, and a forget leaves gaps of
+    deleted offsets: a fragment ends after EMPTY_WINDOWS windows in a row with no row."""
+    rows = empty = offset = 0
+    while empty < EMPTY_WINDOWS:
+        start = (fragment << 32) + offset
+        batch = table.take_row_ids(list(range(start, start + TAKE_ROWS))).to_arrow()
+        offset += TAKE_ROWS
+        if batch.num_rows == 0:
+            if rows == 0:  # no such fragment (or its first window all forgotten: re-indexed)
+                return 0
+            empty += 1
+            continue
+        empty = 0
+        copy.add(batch)
+        rows += batch.num_rows
+    return rows

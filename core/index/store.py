@@ -123,6 +123,31 @@ def chunks_to_arrow(chunks: Sequence[Chunk], vectors: np.ndarray, schema: pa.Sch
     return pa.Table.from_arrays(arrays, schema=schema)
 
 
+# What converting a row that holds a value of the wrong type (or text UTF-8 cannot encode)
+# raises; pyarrow's own errors derive from these.
+_CONVERSION_ERRORS = (TypeError, ValueError, OverflowError, UnicodeError)
+
+
+def _storable_rows(
+    chunks: Sequence[Chunk], vectors: np.ndarray, schema: pa.Schema
+) -> tuple[list[int], list[str]]:
+    """Which rows convert on their own (their indices), and a line naming each that does not."""
+    keep: list[int] = []
+    refused: list[str] = []
+    for i, chunk in enumerate(chunks):
+        try:
+            chunks_to_arrow([chunk], vectors[i : i + 1], schema)
+        except _CONVERSION_ERRORS as error:
+            why = str(error).splitlines()[0][:120] if str(error) else ""
+            refused.append(
+                f"{chunk.source_path}: session {chunk.session_id!r} turn {chunk.turn_uuid!r} "
+                f"cannot be stored ({type(error).__name__}: {why}); skipped"
+            )
+        else:
+            keep.append(i)
+    return keep, refused
+
+
 def memory_exists(path: Path) -> bool:
     """True when `path` holds a committed memory (a table with at least one version)."""
     versions = path / f"{TABLE}.lance" / "_versions"
@@ -220,6 +245,24 @@ class ChunkStore:
         self.table.add(chunks_to_arrow(chunks, vectors, self.table.schema))
         crash_point("after append")
         return len(chunks)
+
+    def add_storable(self, chunks: Sequence[Chunk], vectors: np.ndarray) -> list[str]:
+        """Append the rows Arrow can hold; return one line naming each row it cannot (its
+        transcript, session and turn, and why), so one bad value costs its own row and never the
+        others of its batch. A write that fails (a full disk) still raises."""
+        if not chunks:
+            return []
+        try:
+            table = chunks_to_arrow(chunks, vectors, self.table.schema)
+            refused: list[str] = []
+        except _CONVERSION_ERRORS:
+            keep, refused = _storable_rows(chunks, vectors, self.table.schema)
+            if not keep:
+                return refused
+            table = chunks_to_arrow([chunks[i] for i in keep], vectors[keep], self.table.schema)
+        self.table.add(table)
+        crash_point("after append")
+        return refused
 
     def delete_ids(self, ids: Iterable[str]) -> None:
         ids = list(ids)

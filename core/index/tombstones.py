@@ -75,8 +75,12 @@ def save(tombstone: Tombstone) -> Path:
     tombstone.at = tombstone.at or time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     name = f"{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}-{secrets.token_hex(4)}.json"
     tmp = folder / f".{name}.tmp"
-    tmp.write_text(json.dumps(asdict(tombstone), indent=1) + "\n")
-    os.replace(tmp, folder / name)
+    try:
+        tmp.write_text(json.dumps(asdict(tombstone), indent=1) + "\n")
+        os.replace(tmp, folder / name)
+    except BaseException:  # a full disk refuses the write: leave no empty `.tmp` behind
+        tmp.unlink(missing_ok=True)
+        raise
     return folder / name
 
 

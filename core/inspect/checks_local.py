@@ -120,9 +120,34 @@ def _data_check(store: Any, rows: int, path: Path) -> Check:
 
     damage = unreadable_data(store)
     if damage:
-        rebuild = f"move {path} aside and rebuild it from the transcripts with `funes index --all`"
-        return Check("stored data", False, f"{path}: {damage}", rebuild)
+        salvage = (
+            "`funes doctor --fix` keeps every row that still reads (the damaged table is moved "
+            "aside, nothing is deleted), then `funes index --all` restores the lost rows from "
+            "the transcripts still on disk"
+        )
+        return Check("stored data", False, f"{path}: {damage}", salvage, _salvage_repair)
     return Check("stored data", True, f"all {rows} rows read back")
+
+
+def _salvage_repair() -> str:
+    from funes.index.integrity import salvage
+    from funes.index.lock import writer_lock
+    from funes.index.state import IndexState
+    from funes.index.store import ChunkStore
+    from funes.inspect.storage import maintain
+
+    with writer_lock(wait_s=30.0):
+        saved = salvage(local_memory_dir())
+        state = IndexState.load()
+        state.read_everything_again()  # the rows the lost files held come back from transcripts
+        state.save()
+        maintain(ChunkStore.open(local_memory_dir()))  # the indexes, for the rows kept
+    return (
+        f"kept the {saved.kept} rows that read; {saved.lost_files} data file(s) could not be "
+        "read: run `funes index --all` to restore their rows from the transcripts still on "
+        f"disk; the damaged table is at {saved.aside.parent} (delete it when satisfied: "
+        "`funes forget` does not look there)"
+    )
 
 
 def _fall_back_repair() -> str:
@@ -332,10 +357,24 @@ def _skipped_check(skipped: dict[str, list[str]]) -> Check:
         return Check("unreadable transcripts", True, "none")
     lines = [w for warnings in skipped.values() for w in warnings]
     shown = "; ".join(lines[:3]) + (f"; … {len(lines) - 3} more" if len(lines) > 3 else "")
+    # A warning about a whole transcript starts with its path and a colon; one about a place in
+    # it (`file:line`, `db:table:rowid`) names that place.
+    whole = {
+        key
+        for key, warnings in skipped.items()
+        if any(w.startswith(f"{key}: ") and not w.endswith("like this)") for w in warnings)
+    }
+    parts = []
+    if len(skipped) > len(whole):
+        parts.append(
+            f"{len(skipped) - len(whole)} transcript(s) hold lines or rows funes could not read "
+            "and left out (the rest of each is indexed)"
+        )
+    if whole:
+        parts.append(f"{len(whole)} transcript(s) could not be read at all")
     return warning(
         "unreadable transcripts",
-        f"{len(skipped)} transcript(s) hold lines funes could not read and left out "
-        f"(the rest is indexed): {shown}",
+        f"{'; '.join(parts)}: {shown}",
         "repair or delete those lines in the agent's transcript if they matter, then `funes index`",
     )
 

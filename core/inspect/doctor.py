@@ -102,24 +102,45 @@ def _run_probe(probe: Probe) -> list[Check]:
 
 def _repair(probe: Probe, checks: list[Check]) -> list[Check]:
     done: dict[str, str] = {}
-    ran: dict[int, str] = {}  # one repair shared by several checks runs once
+    failed: dict[str, str] = {}  # check name → what to do instead of the repair that failed
+    ran: dict[int, tuple[str, str | None]] = {}  # one repair shared by several checks runs once
     for check in checks:
         if check.ok or check.repair is None:
             continue
         key = id(check.repair)
         if key not in ran:
             try:
-                ran[key] = check.repair()
+                ran[key] = (check.repair(), None)
             except Exception as error:
-                ran[key] = f"repair failed: {type(error).__name__}: {error}"
-        done[check.name] = ran[key]
+                ran[key] = _repair_failure(error)
+        done[check.name], instead = ran[key]
+        if instead is not None:
+            failed[check.name] = instead
     if not done:
         return checks
     again = _run_probe(probe)
     for check in again:
         if check.name in done:
             check.detail = f"{done[check.name]}; now: {check.detail}"
+        if check.name in failed and not check.ok:
+            # `--fix` just failed at this: never advise it again; say what would help.
+            check.repair, check.fix = None, failed[check.name] or check.fix
     return again
+
+
+def _repair_failure(error: Exception) -> tuple[str, str]:
+    """What a failed repair says (never a Rust source path), and what to do instead: on a
+    full disk, that nothing was lost and how much room it needs."""
+    from funes.index.diskfull import disk_full, is_disk_full, needed_for_memory
+    from funes.lance import without_source_paths
+    from funes.paths import local_memory_dir
+
+    if is_disk_full(error):
+        memory = local_memory_dir()
+        full = disk_full(memory, needed_for_memory(memory))
+        return f"repair failed: {full}", "free some space on that disk, then repair again"
+    first = str(error).strip().splitlines()[0] if str(error).strip() else ""
+    return f"repair failed: {type(error).__name__}: {without_source_paths(first)}", ""
 
 
 def all_ok(checks: list[Check]) -> bool:

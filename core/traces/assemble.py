@@ -18,7 +18,9 @@ from dataclasses import fields
 from typing import Any
 
 from funes.model import Block, Turn
-from funes.traces.text import content_parts, elide_payloads, render_tool_input
+from funes.traces.guard import clean, optional_text
+from funes.traces.guard import text as as_text
+from funes.traces.text import content_parts, elide_payloads, flatten_content, render_tool_input
 
 # A turn still open at the end of a read travels in the resume token as these fields.
 _TURN_FIELDS = [f.name for f in fields(Turn) if f.name != "blocks"]
@@ -31,8 +33,10 @@ TOOL_NAME_MEMORY = 512
 class TurnAssembler:
     def __init__(self, harness: str, source_path: str, carry: dict[str, Any] | None = None):
         self.harness = harness
-        self.source_path = source_path
+        self.source_path = clean(source_path)  # a file name need not be UTF-8
         self.turns: list[Turn] = []  # what this read emits, in emission (= seq) order
+        # What a record holding many messages could not read of them ("where: why; skipped").
+        self.warnings: list[str] = []
         self._emitted: set[int] = set()
         carry = carry or {}
         self.next_seq: dict[str, int] = dict(carry.get("next_seq", {}))
@@ -52,15 +56,19 @@ class TurnAssembler:
         workdir: str,
         open_key: str | None = None,
     ) -> Turn:
-        """A new turn. With `open_key` it becomes the open turn (replacing any other)."""
+        """A new turn. With `open_key` it becomes the open turn (replacing any other).
+
+        Every field is coerced to a string here, whatever type the record held (`"parentUuid":
+        5`, a list as a session id): the store's columns are strings, and one row of another
+        type would fail the write of every row in its batch."""
         turn = Turn(
-            session_id=session_id,
-            turn_uuid=turn_uuid,
-            parent_uuid=parent_uuid,
+            session_id=as_text(session_id),
+            turn_uuid=as_text(turn_uuid),
+            parent_uuid=optional_text(parent_uuid),
             seq=-1,
-            ts=ts,
-            role=role,
-            workdir=workdir,
+            ts=as_text(ts),
+            role=as_text(role),
+            workdir=as_text(workdir),
             harness=self.harness,
             source_path=self.source_path,
         )
@@ -79,16 +87,26 @@ class TurnAssembler:
         self,
         turn: Turn,
         block_type: str,
-        text: str | None,
+        text: Any,
         *,
-        tool_name: str | None = None,
-        tool_use_id: str | None = None,
+        tool_name: Any = None,
+        tool_use_id: Any = None,
         note: str | None = None,
     ) -> None:
-        """Append a block unless blank; the turn's first kept block gives it its seq."""
+        """Append a block unless blank; the turn's first kept block gives it its seq. Text that
+        is not a string (a list or object where a record should hold text) is flattened."""
+        if text is not None and not isinstance(text, str):
+            text = flatten_content(text)
         if not text or not text.strip():
             return
-        turn.blocks.append(Block(block_type, elide_payloads(text), tool_name, tool_use_id, note))
+        block = Block(
+            block_type,
+            elide_payloads(clean(text)),
+            optional_text(tool_name),
+            optional_text(tool_use_id),
+            optional_text(note),
+        )
+        turn.blocks.append(block)
         if turn.seq < 0:
             turn.seq = self.next_seq.get(turn.session_id, 0)
             self.next_seq[turn.session_id] = turn.seq + 1
@@ -96,7 +114,8 @@ class TurnAssembler:
             self._emitted.add(id(turn))
             self.turns.append(turn)
 
-    def remember_tool(self, tool_use_id: str | None, name: str | None) -> None:
+    def remember_tool(self, tool_use_id: Any, name: Any) -> None:
+        tool_use_id, name = optional_text(tool_use_id), optional_text(name)
         if not tool_use_id or not name:
             return
         self.tool_names.pop(tool_use_id, None)
@@ -104,8 +123,9 @@ class TurnAssembler:
         while len(self.tool_names) > TOOL_NAME_MEMORY:
             self.tool_names.pop(next(iter(self.tool_names)))
 
-    def tool_name(self, tool_use_id: str | None) -> str | None:
-        return self.tool_names.get(tool_use_id) if tool_use_id else None
+    def tool_name(self, tool_use_id: Any) -> str | None:
+        key = optional_text(tool_use_id)
+        return self.tool_names.get(key) if key else None
 
     def carry(self) -> dict[str, Any]:
         return {

@@ -25,7 +25,7 @@ from funes.paths import (
     qwen_home,
 )
 from funes.traces.jsonl import open_stream, split_objects
-from funes.traces.sqlite import connect_readonly
+from funes.traces.sqlite import DatabaseBusy, connect_readonly, is_busy
 
 SNIFF_BYTES = 256 * 1024
 SNIFF_CHUNK = 16 * 1024
@@ -96,13 +96,24 @@ def _sqlite_tables(path: Path) -> set[str]:
             return {row[0] for row in conn.execute("SELECT name FROM sqlite_master")}
         finally:
             conn.close()
-    except (OSError, sqlite3.Error):
+    except DatabaseBusy:
+        raise
+    except (OSError, sqlite3.Error) as error:
+        if is_busy(error):
+            raise DatabaseBusy(str(error)) from None
         return set()
 
 
 def _database_owner(path: Path) -> str | None:
-    """hermes | opencode, by the tables the database holds."""
-    tables = _sqlite_tables(path)
+    """hermes | opencode, by the tables the database holds (by its name while another program
+    holds it locked: it is read, and said to be busy, rather than silently left out)."""
+    try:
+        tables = _sqlite_tables(path)
+    except DatabaseBusy:
+        name = path.name.lower()
+        return (
+            "opencode" if name.startswith("opencode") else "hermes" if name == "state.db" else None
+        )
     if {"messages", "sessions"} <= tables:
         return "hermes"
     if {"session", "message", "part"} <= tables:

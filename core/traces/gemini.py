@@ -43,6 +43,7 @@ from funes.paths import gemini_dir
 from funes.traces.assemble import TurnAssembler
 from funes.traces.base import FileSource, ReadResult, Resume
 from funes.traces.gemini_parts import parts_of, parts_text, response_text
+from funes.traces.guard import one_record
 from funes.traces.incremental import read_incrementally
 from funes.traces.text import iso_utc, render_tool_input
 
@@ -76,12 +77,13 @@ def _read_whole(unit: Path, resume: Resume | None) -> ReadResult:
         return ReadResult([], {"sha1": digest})
     try:
         document = json.loads(raw.decode("utf-8", errors="replace"))
-    except ValueError:
+    except (ValueError, RecursionError):
         return ReadResult([], {"sha1": digest}, [f"{unit}: not valid JSON; skipped"])
     assembler = TurnAssembler(HARNESS, str(unit))
     if isinstance(document, dict):
-        _handle_record(assembler, 1, document, unit)
-    return ReadResult(assembler.turns, {"sha1": digest})
+        with one_record(assembler.warnings, f"{unit}:1"):
+            _handle_record(assembler, 1, document, unit)
+    return ReadResult(assembler.turns, {"sha1": digest}, assembler.warnings)
 
 
 def project_root(unit: Path) -> str:
@@ -101,14 +103,24 @@ def _handle_record(assembler: TurnAssembler, line_no: int, record: dict[str, Any
         _start_session(state, record, unit)
     if isinstance(record.get("$set"), dict):
         messages = record["$set"].get("messages")
-        for message in messages if isinstance(messages, list) else []:
-            if isinstance(message, dict):
-                _message(assembler, message)
+        _messages(assembler, line_no, messages if isinstance(messages, list) else [])
     elif isinstance(record.get("id"), str):
         _message(assembler, record)
     elif "projectHash" in record and isinstance(record.get("messages"), list):
-        for message in record["messages"]:  # a header rewritten with its messages inline
-            if isinstance(message, dict) and isinstance(message.get("id"), str):
+        # a header rewritten with its messages inline (or a whole `.json` session)
+        _messages(assembler, line_no, [m for m in record["messages"] if _has_id(m)])
+
+
+def _has_id(message: Any) -> bool:
+    return isinstance(message, dict) and isinstance(message.get("id"), str)
+
+
+def _messages(assembler: TurnAssembler, line_no: int, messages: list[Any]) -> None:
+    """Each message of a list on its own: one that cannot be read is named and skipped."""
+    for index, message in enumerate(messages):
+        if isinstance(message, dict):
+            where = f"{assembler.source_path}:{line_no}:messages[{index}]"
+            with one_record(assembler.warnings, where):
                 _message(assembler, message)
 
 
@@ -170,7 +182,9 @@ def _add_once(
     call_id: str | None,
 ) -> None:
     """Add a block the open message has not had yet (a rewritten message repeats its blocks)."""
-    digest = hashlib.sha1(f"{kind}\0{call_id}\0{text}".encode()).hexdigest()[:16]
+    digest = hashlib.sha1(
+        f"{kind}\0{call_id}\0{text}".encode("utf-8", "surrogatepass")
+    ).hexdigest()[:16]
     emitted: list[str] = assembler.extra["emitted"]
     if digest in emitted:
         return

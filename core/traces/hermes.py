@@ -32,8 +32,9 @@ from funes.traces import claude
 from funes.traces.assemble import TurnAssembler
 from funes.traces.base import FileSource, ReadResult, Resume
 from funes.traces.chat import add_chat_blocks, chat_role, decode_json
+from funes.traces.guard import one_record
 from funes.traces.incremental import read_incrementally
-from funes.traces.sqlite import connect_readonly
+from funes.traces.sqlite import busy_note, connect_readonly, is_busy
 from funes.traces.text import iso_utc
 
 HARNESS = "hermes"
@@ -102,42 +103,61 @@ def _read_database(unit: Path, resume: Resume | None) -> ReadResult:
     try:
         conn = connect_readonly(unit)
     except sqlite3.Error as error:
-        return ReadResult([], resume, [f"{unit}: cannot open the database: {error}"], False)
+        why = (
+            busy_note(unit)
+            if is_busy(error)
+            else f"{unit}: cannot open the database ({error}); skipped"
+        )
+        return ReadResult([], resume, [why], False)
     try:
         max_id = conn.execute("SELECT MAX(id) FROM messages").fetchone()[0] or 0
         if max_id < last_id:
             warnings.append(f"{unit}: database was replaced since the last read; reading it again")
             last_id, carry = 0, None
-        sessions = _sessions(conn)
+        sessions = _sessions(conn, unit, warnings)
         present = [c for c in MESSAGE_COLUMNS if c in _columns(conn, "messages")]
         rows = conn.execute(
             f"SELECT {', '.join(present)} FROM messages WHERE id > ? ORDER BY id",
             (last_id,),
         ).fetchall()
     except sqlite3.Error as error:
-        return ReadResult([], resume, [f"{unit}: cannot read the database: {error}"], False)
+        why = (
+            busy_note(unit)
+            if is_busy(error)
+            else f"{unit}: cannot read the database ({error}); skipped"
+        )
+        return ReadResult([], resume, [why], False)
     finally:
         conn.close()
     assembler = TurnAssembler(HARNESS, str(unit), carry)
     for values in rows:
         row = dict(zip(present, values, strict=True))
-        session = str(row["session_id"])
-        cwd, parent = sessions.get(session, ("", None))
-        _chat_turn(assembler, row, session, str(row["id"]), cwd, parent)
-        last_id = max(last_id, int(row["id"]))
+        # One row that cannot be read (a wrong type, `tool_calls` nested thousands deep) is
+        # named `state.db:messages:<id>` and skipped; the rest of the database is read.
+        with one_record(warnings, f"{unit}:messages:{row['id']}"):
+            session = str(row["session_id"])
+            cwd, parent = sessions.get(session, ("", None))
+            _chat_turn(assembler, row, session, str(row["id"]), cwd, parent)
+        if isinstance(row["id"], int):
+            last_id = max(last_id, row["id"])
     return ReadResult(assembler.turns, {"last_id": last_id, "carry": assembler.carry()}, warnings)
 
 
-def _sessions(conn: sqlite3.Connection) -> dict[str, tuple[str, str | None]]:
-    """session id → (cwd, parent session id), from whichever columns this schema has."""
+def _sessions(
+    conn: sqlite3.Connection, unit: Path, warnings: list[str]
+) -> dict[str, tuple[str, str | None]]:
+    """session id → (cwd, parent session id), from whichever columns this schema has; a session
+    row that cannot be read is named, and its messages are read without a cwd or parent."""
     columns = _columns(conn, "sessions")
     wanted = [c for c in ("cwd", "parent_session_id", "model_config") if c in columns]
     found: dict[str, tuple[str, str | None]] = {}
     for values in conn.execute(f"SELECT id, {', '.join(wanted) or 'NULL'} FROM sessions"):
         row = dict(zip(["id", *wanted], values, strict=False))
-        config = decode_json(row.get("model_config"))
-        cwd = row.get("cwd") or (config.get("cwd") if isinstance(config, dict) else "") or ""
-        found[str(row["id"])] = (str(cwd), row.get("parent_session_id"))
+        with one_record(warnings, f"{unit}:sessions:{row['id']}"):
+            config = decode_json(row.get("model_config"))
+            cwd = row.get("cwd") or (config.get("cwd") if isinstance(config, dict) else "") or ""
+            parent = row.get("parent_session_id")
+            found[str(row["id"])] = (str(cwd), str(parent) if parent else None)
     return found
 
 
@@ -189,17 +209,20 @@ def _read_session_log(unit: Path, resume: Resume | None) -> ReadResult:
     for index in range(seen, len(messages)):
         message = messages[index]
         if isinstance(message, dict):
-            turn_uuid = str(message.get("id") or f"{session}:{index}")
-            start = data.get("session_start")
-            _chat_turn(
-                assembler, message, session, turn_uuid, cwd, data.get("parent_session_id"), start
-            )
+            with one_record(warnings, f"{unit}:messages[{index}]"):
+                turn_uuid = str(message.get("id") or f"{session}:{index}")
+                start = data.get("session_start")
+                parent = data.get("parent_session_id")
+                _chat_turn(assembler, message, session, turn_uuid, cwd, parent, start)
     token = {"messages": len(messages), "carry": assembler.carry()}
     return ReadResult(assembler.turns, token, warnings)
 
 
 def _session_cwd(data: dict[str, Any]) -> str:
-    config = decode_json(data.get("model_config"))
+    try:
+        config = decode_json(data.get("model_config"))
+    except RecursionError:  # a config nested too deeply to read: no cwd from it
+        config = None
     cwd = data.get("cwd") or (config.get("cwd") if isinstance(config, dict) else None)
     return str(cwd or "")
 
@@ -212,8 +235,10 @@ def _handle_jsonl_record(
         cwd, parent = _session_cwd(record), record.get("parent_session_id")
         for index, message in enumerate(record["messages"]):
             if isinstance(message, dict):
-                turn_uuid = str(message.get("id") or f"{session}:{index}")
-                _chat_turn(assembler, message, session, turn_uuid, cwd, parent)
+                where = f"{assembler.source_path}:{line_no}:messages[{index}]"
+                with one_record(assembler.warnings, where):
+                    turn_uuid = str(message.get("id") or f"{session}:{index}")
+                    _chat_turn(assembler, message, session, turn_uuid, cwd, parent)
     elif "role" in record and "type" not in record:  # gateway transcript line
         if record.get("role") == "session_meta":
             assembler.extra["cwd"] = _session_cwd(record) or assembler.extra.get("cwd", "")

@@ -8,6 +8,7 @@ from typing import Any
 
 from funes.traces.assemble import TurnAssembler
 from funes.traces.base import ReadResult, Resume
+from funes.traces.guard import skipped_because
 from funes.traces.jsonl import Position, read_jsonl
 
 # Called once per record: (assembler, 1-based line number, record).
@@ -23,6 +24,9 @@ def read_incrementally(
     carry = None if read.restarted or position is None else (resume or {}).get("carry")
     assembler = TurnAssembler(harness, str(unit), carry)
     for line_no, record in read.records:
-        handle(assembler, line_no, record)
+        try:
+            handle(assembler, line_no, record)
+        except Exception as error:  # one record of an unexpected shape costs only itself
+            read.warnings.add(line_no, skipped_because(error))
     token = {"pos": read.position.to_json(), "carry": assembler.carry()}
-    return ReadResult(assembler.turns, token, read.warnings.finish())
+    return ReadResult(assembler.turns, token, [*read.warnings.finish(), *assembler.warnings])

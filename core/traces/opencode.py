@@ -34,7 +34,8 @@ from funes.paths import opencode_db
 from funes.traces.assemble import TurnAssembler
 from funes.traces.base import FileSource, ReadResult, Resume
 from funes.traces.chat import decode_json
-from funes.traces.sqlite import connect_readonly
+from funes.traces.guard import one_record
+from funes.traces.sqlite import busy_note, connect_readonly, is_busy
 from funes.traces.text import iso_utc, render_tool_input
 
 HARNESS = "opencode"
@@ -58,11 +59,21 @@ class OpencodeSource(FileSource):
         try:
             conn = connect_readonly(unit)
         except sqlite3.Error as error:
-            return ReadResult([], resume, [f"{unit}: cannot open the database: {error}"], False)
+            why = (
+                busy_note(unit)
+                if is_busy(error)
+                else f"{unit}: cannot open the database ({error}); skipped"
+            )
+            return ReadResult([], resume, [why], False)
         try:
             return _read(conn, unit, resume)
         except sqlite3.Error as error:
-            return ReadResult([], resume, [f"{unit}: cannot read the database: {error}"], False)
+            why = (
+                busy_note(unit)
+                if is_busy(error)
+                else f"{unit}: cannot read the database ({error}); skipped"
+            )
+            return ReadResult([], resume, [why], False)
         finally:
             conn.close()
 
@@ -83,26 +94,54 @@ def _read(conn: sqlite3.Connection, unit: Path, resume: Resume) -> ReadResult:
     ).fetchall()
     sessions = _sessions(conn, {row[1] for row in rows})
     latest = _latest_per_session(rows)
-    parts_of = _parts(conn, mark)
+    parts_of = _parts(conn, mark, unit, warnings)
     assembler = TurnAssembler(HARNESS, str(unit), carry)
     unfinished = False
     for message_id, session_id, created, updated, raw in rows:
         if message_id in done:
             continue
-        data = _object(raw)
-        parts = parts_of.get(message_id, [])
-        touched = max([updated or 0, *(p[0] for p in parts)])
-        later = latest.get(session_id, ("", 0))[1] > created
-        if not _finished(data, later) and now_ms - touched < SETTLE_MS:
+        # One message that cannot be read (a wrong type, `data` nested thousands deep) is
+        # named `opencode.db:message:<id>` and counted as read; the rest of the database is.
+        settled = True
+        with one_record(warnings, f"{unit}:message:{message_id}"):
+            settled = _read_message(
+                assembler,
+                now_ms,
+                (message_id, session_id, created, updated, raw),
+                parts_of.get(message_id, []),
+                sessions,
+                latest,
+            )
+        if not settled:
             unfinished = True
             continue
-        cwd, parent = sessions.get(session_id, ("", None))
-        session, parent = stored_session_id(session_id), parent and stored_session_id(parent)
-        _turn(assembler, message_id, session, created, data, [p[1] for p in parts], cwd, parent)
         done.add(message_id)
     mark, done = _advance(rows, mark, done, now_ms)
     token = {"mark": mark, "done": sorted(done), "carry": assembler.carry()}
+    warnings += assembler.warnings
     return ReadResult(assembler.turns, token, warnings, complete=not unfinished)
+
+
+def _read_message(
+    assembler: TurnAssembler,
+    now_ms: int,
+    row: tuple[Any, ...],
+    parts: list[tuple[int, dict[str, Any], Any]],
+    sessions: dict[str, tuple[str, str | None]],
+    latest: dict[str, tuple[str, int]],
+) -> bool:
+    """Read one message into a turn if it is finished (True), else leave it (False)."""
+    message_id, session_id, created, updated, raw = row
+    data = _object(raw)
+    touched = max([updated or 0, *(p[0] for p in parts)])
+    later = latest.get(session_id, ("", 0))[1] > created
+    if not _finished(data, later) and now_ms - touched < SETTLE_MS:
+        return False
+    cwd, parent = sessions.get(session_id, ("", None))
+    session, parent = stored_session_id(session_id), parent and stored_session_id(parent)
+    kept = [(p[2], p[1]) for p in parts]
+    _turn(assembler, message_id, session, created, data, kept, cwd, parent)
+    return True
 
 
 def stored_session_id(session_id: str) -> str:
@@ -135,18 +174,22 @@ def _latest_per_session(rows: list[tuple[Any, ...]]) -> dict[str, tuple[str, int
     return latest
 
 
-def _parts(conn: sqlite3.Connection, mark: list[Any]) -> dict[str, list[tuple[int, Any]]]:
-    """message id → (time_updated, data) of its parts in id order, for the messages above
-    `mark`, in one query."""
+def _parts(
+    conn: sqlite3.Connection, mark: list[Any], unit: Path, warnings: list[str]
+) -> dict[str, list[tuple[int, Any, Any]]]:
+    """message id → (time_updated, data, id) of its parts in id order, for the messages above
+    `mark`, in one query. A part whose data cannot be read is named `opencode.db:part:<id>`
+    and left out; its message keeps its other parts."""
     rows = conn.execute(
-        "SELECT p.message_id, p.time_updated, p.data FROM part p JOIN message m "
+        "SELECT p.message_id, p.time_updated, p.data, p.id FROM part p JOIN message m "
         "ON m.id = p.message_id WHERE m.time_created > ? OR (m.time_created = ? AND m.id > ?) "
         "ORDER BY p.message_id, p.id",
         (mark[0], mark[0], mark[1]),
     )
-    found: dict[str, list[tuple[int, Any]]] = {}
-    for message_id, updated, raw in rows:
-        found.setdefault(message_id, []).append((updated or 0, _object(raw)))
+    found: dict[str, list[tuple[int, Any, Any]]] = {}
+    for message_id, updated, raw, part_id in rows:
+        with one_record(warnings, f"{unit}:part:{part_id}"):
+            found.setdefault(message_id, []).append((updated or 0, _object(raw), part_id))
     return found
 
 
@@ -176,7 +219,7 @@ def _turn(
     session_id: str,
     created: int,
     data: dict[str, Any],
-    parts: list[dict[str, Any]],
+    parts: list[tuple[Any, dict[str, Any]]],
     cwd: str,
     parent_session: str | None,
 ) -> None:
@@ -192,8 +235,10 @@ def _turn(
         workdir=workdir,
     )
     note = "compaction" if data.get("summary") is True else None
-    for part in parts:
-        _add_part(assembler, turn, part, note)
+    for part_id, part in parts:
+        # A part of an unexpected shape costs only itself: its message keeps the others.
+        with one_record(assembler.warnings, f"{assembler.source_path}:part:{part_id}"):
+            _add_part(assembler, turn, part, note)
     error = data.get("error")
     if isinstance(error, dict):
         detail = (error.get("data") or {}).get("message") or error.get("name")

@@ -28,6 +28,7 @@ from funes.model import HARNESSES
 from funes.traces.assemble import TurnAssembler
 from funes.traces.base import FileSource, ReadResult, Resume
 from funes.traces.chat import add_chat_blocks, chat_role
+from funes.traces.guard import one_record
 from funes.traces.text import iso_utc
 
 HARNESS = "parquet"
@@ -63,7 +64,8 @@ class ParquetSource(FileSource):
             for batch in parquet.iter_batches(batch_size=BATCH_ROWS, columns=wanted):
                 for row in batch.to_pylist():
                     row_no += 1
-                    _read_row(assembler, row, f"{unit}:{row_no}", warnings)
+                    with one_record(warnings, f"{unit}:{row_no}"):
+                        _read_row(assembler, row, f"{unit}:{row_no}", warnings)
         except Exception as error:  # a damaged file must not stop an index run
             return ReadResult(assembler.turns, {}, [*warnings, f"{unit}: {error}"], False)
         return ReadResult(assembler.turns, {"signature": signature}, warnings)
@@ -87,7 +89,7 @@ def _read_row(
         if isinstance(message, str):
             try:
                 message = json.loads(message)
-            except json.JSONDecodeError:
+            except (json.JSONDecodeError, RecursionError):
                 warnings.append(f"{where}: message {index} is not JSON; skipped")
                 continue
         if not isinstance(message, dict):

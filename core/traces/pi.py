@@ -26,6 +26,7 @@ from typing import Any
 from funes.paths import pi_agent_dir
 from funes.traces.assemble import TurnAssembler, add_assistant_content
 from funes.traces.base import FileSource, ReadResult, Resume
+from funes.traces.guard import optional_text
 from funes.traces.incremental import read_incrementally
 from funes.traces.text import flatten_content, iso_utc
 
@@ -54,7 +55,8 @@ def _handle_record(
         if "session" not in state:
             state["session"] = str(record.get("id") or stem)
             state["cwd"] = str(record.get("cwd") or "")
-            state["parent"] = record.get("parentSession") or record.get("branchedFrom")
+            parent = record.get("parentSession") or record.get("branchedFrom")
+            state["parent"] = optional_text(parent)  # the carry is saved as JSON: text only
         return
     state.setdefault("session", stem)
     uuid = _turn_uuid(state, line_no, record)
