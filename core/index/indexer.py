@@ -25,8 +25,8 @@ from funes.index.state import IndexState, UnitState, state_path, unit_signature
 from funes.model import Chunk, Turn
 from funes.traces import TraceSource, all_sources
 from funes.traces.detect import find_units
-from funes.traces.retention import soonest_deleted_first
 from funes.traces.guard import skipped_because
+from funes.traces.retention import soonest_deleted_first
 
 # A run with no path stops starting new units after this many seconds (the rest is backlog).
 DEFAULT_BUDGET_S = 60.0
