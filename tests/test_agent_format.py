@@ -203,20 +203,13 @@ def test_get_agent_format_is_pinned() -> None:
     )
 
 
+def _output_turn(*blocks: BlockView) -> TurnView:
+    return TurnView("t-1", 4, "", "user", "claude_code", "/w", "/p", list(blocks))
+
+
 def test_get_cuts_a_long_block_and_says_how_to_read_the_rest() -> None:
     output = "\n".join(f"line {i}: " + "x" * 60 for i in range(1, 201))
-    turns = [
-        TurnView(
-            "t-1",
-            4,
-            "",
-            "user",
-            "claude_code",
-            "/w",
-            "/p",
-            [BlockView("tool_result", "Bash", output)],
-        )
-    ]
+    turns = [_output_turn(BlockView("tool_result", "Bash", output))]
     text = format_get_agent(GetResult("sess", "t-1", "/m", turns), Reading(handle="ab12"))
     assert len(text) < 3500
     gap = [line for line in text.splitlines() if line.startswith("  … lines")]
@@ -231,18 +224,7 @@ def test_get_grep_prints_only_the_lines_that_hold_the_words() -> None:
     output = "\n".join(
         ["noise"] * 50 + ["ValueError: no directory matches the project"] + ["noise"] * 50
     )
-    turns = [
-        TurnView(
-            "t-1",
-            4,
-            "",
-            "user",
-            "claude_code",
-            "/w",
-            "/p",
-            [BlockView("tool_result", "Bash", output), BlockView("text", None, "unrelated")],
-        )
-    ]
+    turns = [_output_turn(BlockView("tool_result", "Bash", output), BlockView("text", None, "x"))]
     reading = Reading(handle="ab12", grep="directory")
     lines = format_get_agent(GetResult("sess", "t-1", "/m", turns), reading).splitlines()
     assert "  @ line 50" in lines

@@ -71,22 +71,25 @@ def test_an_output_with_none_of_the_questions_words_stays_where_it_was() -> None
     assert "r1" not in {h.turn_uuid for h in hits}
 
 
+def three_reads_together() -> list:
+    """Three Reads made at once, then their three outputs, in the order they were made."""
+    return [
+        turn(S, "u1", 0, "Where does the app read its config?"),
+        call("c1", 1, "file_path: /app/models.py", tool="Read"),
+        call("c2", 2, "file_path: /app/cli.py", tool="Read"),
+        call("c3", 3, "file_path: /app/views.py", tool="Read"),
+        output("r1", 4, "class Model:\n    pass", tool="Read"),
+        output("r2", 5, "from git import Repo, InvalidGitRepositoryError", tool="Read"),
+        output("r3", 6, "def index():\n    return render()", tool="Read"),
+    ]
+
+
 def test_calls_made_together_each_name_their_own_output() -> None:
     """Three Reads at once, their outputs after: each output's `⇐` line names its own call,
     and each call's `⇒` line its own outcome (first in, first out), not the nearest one."""
     from funes.retrieve import format_agent
 
-    build_memory(
-        [
-            turn(S, "u1", 0, "Where does the app read its config?"),
-            call("c1", 1, "file_path: /app/models.py", tool="Read"),
-            call("c2", 2, "file_path: /app/cli.py", tool="Read"),
-            call("c3", 3, "file_path: /app/views.py", tool="Read"),
-            output("r1", 4, "class Model:\n    pass", tool="Read"),
-            output("r2", 5, "from git import Repo, InvalidGitRepositoryError", tool="Read"),
-            output("r3", 6, "def index():\n    return render()", tool="Read"),
-        ]
-    )
+    build_memory(three_reads_together())
     result = recall("from git import Repo InvalidGitRepositoryError", k=1)
     (hit,) = result.hits
     assert hit.turn_uuid == "r2" and hit.partner is not None
@@ -101,17 +104,7 @@ def test_get_of_a_call_shows_what_it_returned() -> None:
 
     from funes.cli import main
 
-    build_memory(
-        [
-            turn(S, "u1", 0, "Where does the app read its config?"),
-            call("c1", 1, "file_path: /app/models.py", tool="Read"),
-            call("c2", 2, "file_path: /app/cli.py", tool="Read"),
-            call("c3", 3, "file_path: /app/views.py", tool="Read"),
-            output("r1", 4, "class Model:\n    pass", tool="Read"),
-            output("r2", 5, "from git import Repo, InvalidGitRepositoryError", tool="Read"),
-            output("r3", 6, "def index():\n    return render()", tool="Read"),
-        ]
-    )
+    build_memory(three_reads_together())
     got = CliRunner().invoke(main, ["get", "s-tools-", "2", "--format", "agent"])
     assert got.exit_code == 0, got.output
     assert (

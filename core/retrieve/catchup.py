@@ -41,6 +41,7 @@ from funes.retrieve.said import (
     request_text,
     unfinished,
 )
+from funes.retrieve.steps import CONTENT_TOOLS, ERROR_LINE, NUMBERED, TOOL_LABEL
 
 DEFAULT_MAX_TOKENS = 1500
 # How much of each kind of item is quoted, in characters (cut at a word boundary, marked …).
@@ -59,17 +60,6 @@ MAX_FILES = 30
 ESSENTIAL, RECENT_PRIORITY, FILES_PRIORITY, ERROR_PRIORITY = range(4)
 CONCLUSION_PRIORITY, PROMPT_PRIORITY, OLD_SUMMARY_PRIORITY = 4, 5, 6
 RECENT_ASKS = 6  # how many of the last prompts (and their conclusions) count as recent
-# An error in tool output, as a line that starts with it (so code that merely names an error,
-# `except ValueError:`, is not one): a traceback, `SomeError: …`, `error: …`, a failed test, a
-# command that is missing or exited non-zero.
-_NOT_EMPTY = r"(?!\s*(?:null|none|false|0|\"\")?\s*,?\s*$)"  # `error: null` is no error
-_ERROR = re.compile(
-    r"^\s*(?:Traceback \(most recent call last\)|(?:[\w.]*(?:Error|Exception)|error)(?:\[\w+\])?:"
-    + _NOT_EMPTY
-    + r"|FAILED\b|npm ERR!|fatal:)|command not found|exit (?:code|status) [1-9]|"
-    r"No such file or directory",
-    re.I,
-)
 # A look-up that found nothing (`grep: x: No such file or directory`, `ls: cannot access …`,
 # `rg: src: IO error …`): the agent was looking around, nothing failed.
 _TRIVIAL_ERROR = re.compile(
@@ -90,12 +80,6 @@ _PATH = re.compile(
     re.M,
 )
 _CHANGES = re.compile(r"write|edit|patch|create|replace|insert|delete|move", re.I)
-# Tools whose output is a file's or a search's content: an `Error` there is text, not a failure.
-_CONTENT_TOOLS = re.compile(r"read|grep|glob|view|search|find|fetch|^ls$|list", re.I)
-# The label funes stores a tool block under (`[tool_result Bash] `).
-_TOOL_LABEL = re.compile(r"^\[tool_(?:use|result)[^\]]*\] ?")
-# A line of file content as Claude Code's Read shows it (`  55→ …`).
-_NUMBERED = re.compile(r"^\s*\d+→")
 
 
 @dataclass(slots=True)
@@ -339,19 +323,19 @@ def _errors(turns: list[TurnView]) -> list[Item]:
     seen: set[str] = set()
     for i, turn in enumerate(turns):
         for block in turn.blocks:
-            if block.block_type != "tool_result" or _CONTENT_TOOLS.search(block.tool_name or ""):
+            if block.block_type != "tool_result" or CONTENT_TOOLS.search(block.tool_name or ""):
                 continue
-            text = _TOOL_LABEL.sub("", block.text)
-            lines = [ln for ln in text.splitlines() if ln.strip() and not _NUMBERED.match(ln)]
+            text = TOOL_LABEL.sub("", block.text)
+            lines = [ln for ln in text.splitlines() if ln.strip() and not NUMBERED.match(ln)]
             lines = [ln for ln in lines if not _FOOTER.match(ln)]
-            line = next((ln for ln in lines if _ERROR.search(ln)), "")
+            line = next((ln for ln in lines if ERROR_LINE.search(ln)), "")
             if line.lstrip().startswith("Traceback"):
                 line = _raised(lines[lines.index(line) :])
             elif _EXIT_ONLY.match(line):
                 # `Exit code 1` then the output: the first error line after it says why,
                 # else the output's last line.
                 rest = lines[lines.index(line) + 1 :]
-                why = next((ln for ln in rest if _ERROR.search(ln)), rest[-1] if rest else "")
+                why = next((ln for ln in rest if ERROR_LINE.search(ln)), rest[-1] if rest else "")
                 if why.lstrip().startswith("Traceback"):
                     why = _raised(rest[rest.index(why) :])
                 line = f"{line.strip()}: {why.strip()}" if why else line

@@ -11,12 +11,15 @@ from funes.retrieve.budget import clip_words
 
 # The label the indexer puts in front of a tool block's text (`[tool_result Bash] `).
 TOOL_LABEL = re.compile(r"^\[tool_(?:use|result)[^\]]*\] ?")
-# An output line that says the call failed (not code that merely names an error): a traceback,
-# `SomeError: …`, `error: …`, a failed test, a missing command, a non-zero exit.
+# An output line that says the call failed (not code that merely names an error, `except
+# ValueError:`): a traceback, `SomeError: …`, `error: …` (not `error: null`), a failed test, a
+# missing command, a non-zero exit. The catch-up reads errors with it too.
+_NOT_EMPTY = r"(?!\s*(?:null|none|false|0|\"\")?\s*,?\s*$)"
 ERROR_LINE = re.compile(
-    r"^\s*(?:Traceback \(most recent call last\)|[\w.]*(?:Error|Exception)(?:\[\w+\])?:|"
-    r"error(?:\[\w+\])?:|FAILED\b|npm ERR!|fatal:|<tool_use_error>)|command not found|"
-    r"exit (?:code|status):? [1-9]|No such file or directory|Permission denied",
+    r"^\s*(?:Traceback \(most recent call last\)|(?:[\w.]*(?:Error|Exception)|error)(?:\[\w+\])?:"
+    + _NOT_EMPTY
+    + r"|FAILED\b|npm ERR!|fatal:|<tool_use_error>)|command not found|exit (?:code|status):? [1-9]|"
+    r"No such file or directory|Permission denied",
     re.I,
 )
 # Tools whose output is content (a file, a search): an `Error` in it is text, not a failure.
@@ -38,7 +41,7 @@ _KEY_VALUE = re.compile(r"^([A-Za-z_-]+):\s?(.*)$")
 _PATCH_FILE = re.compile(r"^\*\*\* (?:Update|Add|Delete) File: (.+)$", re.M)
 _PLAN_STEP = re.compile(r"^\[(in_progress|pending|completed)\] (.+)$", re.M)
 # A line of file content as Claude Code's Read shows it (`    55→…`).
-_NUMBERED = re.compile(r"^\s*\d+→")
+NUMBERED = re.compile(r"^\s*\d+→")
 
 
 def unlabelled(text: str) -> str:
@@ -83,7 +86,7 @@ def error_line(tool_name: str | None, text: str) -> str:
         # A file's content may say anything: only its first line can report a failure.
         lines = lines[:1]
     for line in lines:
-        if _NUMBERED.match(line):
+        if NUMBERED.match(line):
             continue
         if ERROR_LINE.search(line):
             return line.strip()
@@ -97,7 +100,7 @@ def outcome(tool_name: str | None, text: str, limit: int = 120) -> str:
         return "error: " + clip_words(" ".join(failed.split()), limit)
     body = unlabelled(text)
     first = next((line for line in body.splitlines() if line.strip()), "")
-    first = _NUMBERED.sub("", first)
+    first = NUMBERED.sub("", first)
     lines = body.count("\n") + 1
     size = f" ({lines} lines)" if lines > 3 else ""
     # A good outcome's first line is a hint, not the point: half the room an error gets.
