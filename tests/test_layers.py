@@ -32,20 +32,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
 ALLOWED_UPWARD: dict[tuple[str, str], str] = {}
 
 # Known import cycles (as sets of modules), each with why it stays for now.
-ALLOWED_CYCLES: dict[frozenset[str], str] = {
-    frozenset({"funes.project.purge", "funes.sync.push"}): (
-        "a purge rewrites shards with push's writer; a push runs the purge it was asked for"
-    ),
-    frozenset(
-        {
-            "funes.inspect.doctor",
-            "funes.inspect.checks_agents",
-            "funes.inspect.checks_local",
-            "funes.inspect.checks_mcp",
-            "funes.inspect.checks_remote",
-        }
-    ): "the doctor runs its checks; each check returns the doctor's Check",
-}
+ALLOWED_CYCLES: dict[frozenset[str], str] = {}
 
 
 def modules() -> dict[str, Path]:

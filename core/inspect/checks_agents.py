@@ -14,7 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from funes.inspect.doctor import Check, warning
+from funes.inspect.check import Check, warning
 from funes.paths import (
     claude_home,
     codex_home,
@@ -222,6 +222,8 @@ def _read_hermes(stdout: str) -> tuple[bool, str, str]:
 
 
 def _read_gemini(stdout: str) -> tuple[bool, str, str]:
+    from funes.inspect.checks_mcp import gemini_extension
+
     entry = gemini_extension(stdout)
     if entry is None:
         return False, "`gemini extensions list` does not list funes", READD.format(agent="gemini")
@@ -236,31 +238,6 @@ def _read_gemini(stdout: str) -> tuple[bool, str, str]:
     if problem:
         return False, f"Gemini CLI loads funes, but {problem}", READD.format(agent="gemini")
     return True, f"Gemini CLI loads the funes extension {entry.get('version', '')}".rstrip(), ""
-
-
-def _json_after_notices(said: str) -> Any:
-    """The JSON a CLI printed after notices of its own (Gemini CLI warns about policy files
-    first); ValueError when there is none."""
-    lines = said.splitlines()
-    for start, line in enumerate(lines):
-        if line.startswith(("[", "{")):
-            try:
-                return json.loads("\n".join(lines[start:]))
-            except ValueError:
-                continue
-    raise ValueError("no JSON in the output")
-
-
-def gemini_extension(said: str) -> dict[str, Any] | None:
-    """The funes extension in `gemini extensions list -o json`, when it is the one funes links."""
-    from funes.installers.gemini import extension_dir
-
-    ours = str(extension_dir())
-    for entry in _json_after_notices(said):
-        source = (entry.get("installMetadata") or {}).get("source")
-        if entry.get("name") == "funes" and ours in (source, entry.get("path")):
-            return entry
-    return None
 
 
 def _read_qwen(stdout: str) -> tuple[bool, str, str]:

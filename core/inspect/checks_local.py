@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from funes.inspect.doctor import Check, warning
+from funes.inspect.check import Check, warning
 from funes.paths import funes_home, local_memory_dir
 
 # A backlog is normal while hooks catch up; one untouched this long means nothing is working it.
