@@ -26,6 +26,6 @@ def command(memories: tuple[str, ...], memory_options: tuple[str, ...]) -> None:
       funes mcp
       funes mcp local acme/team-memory
     """
-    from funes.integrations.mcp_server import serve
+    from funes.integrations.thin_mcp import serve
 
     serve(",".join([*memories, *memory_options]) or None)
