@@ -149,3 +149,27 @@ def test_no_import_cycles() -> None:
     assert not unexpected, f"import cycles: {unexpected}"
     stale = [sorted(c) for c in ALLOWED_CYCLES if c not in found]
     assert not stale, f"no longer a cycle, drop from ALLOWED_CYCLES: {stale}"
+
+
+# What only the resident service may load: the memory (lancedb, arrow), numpy and the models.
+HEAVY = ("lancedb", "pyarrow", "numpy", "torch", "tokenizers", "transformers")
+
+
+def test_the_thin_mcp_server_loads_no_memory() -> None:
+    """`funes mcp` lists its tools and forwards calls with the MCP SDK alone: a session's server
+    stays small however many sessions run (the resident service holds the memory)."""
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys\n"
+        "from funes.cli.mcp_cmd import command\n"
+        "from funes.integrations import thin_mcp, mcp_server\n"
+        "mcp_server.build_server(None)\n"
+        "thin_mcp.Forwarder(None)\n"
+        f"print(sorted(m for m in sys.modules if m.split('.')[0] in {HEAVY!r}))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=True
+    )
+    assert done.stdout.strip() == "[]"

@@ -135,7 +135,7 @@ def test_a_killed_service_loses_nothing_and_the_next_call_starts_another(residen
     first, second, killed, now = anyio.run(_recall_kill_recall, resident)
     assert second == first
     assert now != killed
-    assert not (resident / "run" / "mcp-fallback.json").exists()  # it never fell back
+    assert not (resident / "logs" / "mcp-fallback.json").exists()  # it never fell back
 
 
 def test_concurrent_cli_calls_each_get_their_own_output(resident: Path) -> None:
@@ -288,3 +288,24 @@ def test_status_names_the_service_its_memory_use_and_callers(resident: Path) -> 
     assert service["pid"] == pid and service["rss_bytes"] > 0
     human = subprocess.run([FUNES, "status"], capture_output=True, text=True, timeout=120).stdout
     assert f"service: pid {pid}" in human
+
+
+async def _recall_once() -> tuple[dict[str, Any], str]:
+    async with stdio_client(mcp_params()) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        answer = dumped(await session.call_tool(*CALLS[0]))
+        # While this server runs, doctor names it.
+        done = subprocess.run([FUNES, "doctor", "--json"], capture_output=True, timeout=120)
+        return answer, done.stdout.decode()
+
+
+def test_a_server_whose_service_cannot_start_works_in_process_and_doctor_says_so(
+    resident: Path,
+) -> None:
+    expected = anyio.run(_answers, mcp_params(FUNES_WARM_IDLE_S="0"))["results"][0]
+    (resident / "run").write_text("not a folder")  # no socket can live here
+    answer, doctor = anyio.run(_recall_once)
+    assert answer == expected
+    (check,) = [c for c in json.loads(doctor)["checks"] if c["name"] == "resident service"]
+    assert check["status"] == "warn"
+    assert "works in-process" in check["detail"]

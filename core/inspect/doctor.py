@@ -28,7 +28,7 @@ Probe = Callable[[], list[Check]]
 
 
 def probes(deep: bool = False) -> list[Probe]:
-    from funes.inspect import checks_agents, checks_local, checks_remote
+    from funes.inspect import checks_agents, checks_local, checks_remote, checks_service
 
     return [
         checks_local.home_checks,
@@ -36,6 +36,7 @@ def probes(deep: bool = False) -> list[Probe]:
         checks_local.backlog_checks,
         checks_local.lock_checks,
         checks_local.queue_checks,
+        checks_service.service_checks,
         (lambda: checks_agents.agent_checks(deep=True)) if deep else checks_agents.agent_checks,
         checks_remote.remote_checks,
     ]

@@ -20,7 +20,6 @@ import json
 import os
 import threading
 import time
-from pathlib import Path
 from typing import Any
 
 from funes.integrations import warm
@@ -106,7 +105,7 @@ class Forwarder:
 
 def record_fallback(reason: str) -> None:
     """Leave a note for `funes doctor`: an MCP server is working in-process, and why."""
-    note = warm.funes_home() / "run" / FALLBACK_NOTE
+    note = warm.logs_dir() / FALLBACK_NOTE
     try:
         note.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         payload = {"pid": os.getpid(), "when": time.time(), "reason": reason}
@@ -115,9 +114,9 @@ def record_fallback(reason: str) -> None:
         pass
 
 
-def fallback_note(home: Path | None = None) -> dict[str, Any] | None:
+def fallback_note() -> dict[str, Any] | None:
     """The last MCP server's note that it works in-process, while that server still runs."""
-    note = (home or warm.funes_home()) / "run" / FALLBACK_NOTE
+    note = warm.logs_dir() / FALLBACK_NOTE
     try:
         payload = json.loads(note.read_text())
         os.kill(int(payload["pid"]), 0)
