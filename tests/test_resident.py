@@ -94,7 +94,7 @@ def test_the_mcp_server_forwards_every_call_and_answers_as_in_process(resident: 
     (caller,) = [c for c in info["callers"] if c["client"] == "mcp"]
     assert caller["calls"] == len(CALLS)
     maps = thin["maps"][caller["pid"]]
-    assert "lancedb" not in maps and "numpy" not in maps
+    assert "lancedb" not in maps and "numpy" not in maps and "pydantic_core" not in maps
 
 
 async def _sessions_at_once(count: int) -> list[list[dict[str, Any]]]:

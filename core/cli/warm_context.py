@@ -64,10 +64,12 @@ Context = tuple[str, tuple[tuple[str, str], ...]]
 
 
 class Gate:
-    """Admits calls in arrival order; calls with the same context (folder and variables) run
-    together, a call with another one waits for the running ones to finish."""
+    """Admits calls in arrival order, at most `limit` at once; calls with the same context
+    (folder and variables) run together, a call with another one waits for the running ones
+    to finish."""
 
-    def __init__(self, managed: Callable[[str], bool]) -> None:
+    def __init__(self, managed: Callable[[str], bool], limit: int) -> None:
+        self._limit = limit  # calls running at once
         self._cond = threading.Condition()
         self._current: Context | None = None
         self._active = 0
@@ -82,6 +84,15 @@ class Gate:
     @contextmanager
     def entered(self, context: Context) -> Iterator[None]:
         """Run the body in `context`; OSError (its folder is gone) when it cannot be set."""
+        self.acquire(context)
+        try:
+            yield
+        finally:
+            self.release()
+
+    def acquire(self, context: Context) -> None:
+        """Wait for this call's turn and set its context; OSError (and no turn taken) when
+        its folder is gone."""
         ticket = object()
         with self._cond:
             self._waiting.append((ticket, context))
@@ -95,21 +106,20 @@ class Gate:
                 self._apply(context)  # raises OSError before anyone counts as running
                 self._current = context
             self._active += 1
-        try:
-            yield
-        finally:
-            with self._cond:
-                self._active -= 1
-                if self._active == 0:
-                    self._rest()
-                self._cond.notify_all()
+
+    def release(self) -> None:
+        with self._cond:
+            self._active -= 1
+            if self._active == 0:
+                self._rest()
+            self._cond.notify_all()
 
     @property
     def active(self) -> int:
         return self._active
 
     def _may_enter(self, ticket: object, context: Context) -> bool:
-        if self._active and context != self._current:
+        if self._active >= self._limit or (self._active and context != self._current):
             return False
         for waiting, theirs in self._waiting:
             if waiting is ticket:

@@ -9,8 +9,9 @@ once on a bounded pool of threads:
 - `cli`: runs the same click command the caller would have run, in the caller's working
   directory and variables, with stdout and stderr captured per thread in the caller's encoding
   and terminal flag;
-- `tool`: runs an MCP tool by name with its arguments, as `funes mcp` would in-process
-  (`funes.integrations.thin_mcp.run_tool`);
+- `mcp`: serves a `funes mcp` server's whole MCP session (`funes.integrations.thin_mcp` pipes
+  its agent's stdio here) with the MCP SDK's own server, as `funes mcp` would in-process,
+  on a thread of its own; its tool calls take their turns with every other call;
 - `info`: who it is, since when, its memory use and its callers, for `status` and `doctor`.
 
 Each call opens the memory afresh, so a call right after `funes index` sees the new rows.
@@ -158,6 +159,12 @@ class _Connection:
             if not self.done:
                 self.conn.sendall(data)
 
+    def hand_over(self, header: dict[str, Any]) -> None:
+        """Send `header`, then nothing more: the connection's bytes are a session's now."""
+        self.send(json.dumps(header).encode() + b"\n")
+        with self.lock:
+            self.done = True
+
     def finish(self, header: dict[str, Any], body: bytes = b"") -> None:
         self.send(json.dumps(header).encode() + b"\n" + body)
         with self.lock:
@@ -171,12 +178,13 @@ class Service:
         self.identity = os.stat(sock).st_ino
         self.started = time.time()
         self.code = _Code()
-        self.gate = Gate(call_variable)
+        self.gate = Gate(call_variable, WORKERS)
         self.pool = ThreadPoolExecutor(WORKERS, thread_name_prefix="call")
         self.lock = threading.Lock()
         self.open: set[_Connection] = set()
         self.callers: dict[int, _Caller] = {}
         self.answered = 0
+        self.sessions = 0
         self.last_answer = time.monotonic()
         self.stop = threading.Event()
 
@@ -235,16 +243,24 @@ class Service:
         body = b""
         try:
             request = _read_request(call.conn)
+            if request.get("v") == PROTOCOL and request.get("kind") == "mcp":
+                with self.lock:
+                    self.open.discard(call)  # a session: no heartbeats on its stream
+                self._start_session(call, request, pid)
+                return
             header, body = self._answer(request, pid)
         except (OSError, ValueError, KeyError, TypeError, LookupError):
             pass  # a vanished folder, a malformed request: the caller works in-process
-        finally:
-            call.finish(header, body)
-            with self.lock:
-                self.open.discard(call)
-                if header.get("status") == "ok":
-                    self.answered += 1
-                    self.last_answer = time.monotonic()  # a decline keeps no service alive
+        call.finish(header, body)
+        with self.lock:
+            self.open.discard(call)
+        if header.get("status") == "ok":
+            self._answered()
+
+    def _answered(self) -> None:
+        with self.lock:
+            self.answered += 1
+            self.last_answer = time.monotonic()  # a decline keeps no service alive
 
     def _answer(self, request: dict[str, Any], pid: int) -> tuple[dict[str, Any], bytes]:
         if request.get("v") != PROTOCOL:
@@ -252,30 +268,79 @@ class Service:
         kind = request.get("kind")
         if kind == "info":
             return {"status": "ok"}, json.dumps(self.info()).encode()
-        if self.code.changed():
-            self.stop.set()  # answer nothing with old code; the next caller starts a new one
+        if kind != "cli":
+            return {"status": "decline"}, b""
+        if self._stale():
             return {"status": "stale"}, b""
         self._count(pid, str(request.get("client") or kind))
         started = time.perf_counter()
-        context = self.gate.context(str(request["cwd"]), request.get("env") or {})
-        with self.gate.entered(context):
-            if kind == "cli":
-                answered = run_command(request)
-                if answered is None:
-                    return {"status": "decline"}, b""
-                exit_code, out, err = answered
-                header = {"status": "ok", "exit": exit_code, "out": len(out), "err": len(err)}
-                body, what = out + err, f"{request['argv'][0]} (exit {exit_code})"
-            elif kind == "tool":
-                from funes.integrations.thin_mcp import run_tool
-
-                result = run_tool(request.get("memory"), request["name"], request["arguments"])
-                header, body, what = {"status": "ok"}, json.dumps(result).encode(), request["name"]
-            else:
-                return {"status": "decline"}, b""
+        with self.gate.entered(self.gate.context(str(request["cwd"]), request.get("env") or {})):
+            answered = run_command(request)
+        if answered is None:
+            return {"status": "decline"}, b""
+        exit_code, out, err = answered
+        header = {"status": "ok", "exit": exit_code, "out": len(out), "err": len(err)}
         took = (time.perf_counter() - started) * 1000
-        print(f"answered {what} in {took:.0f} ms", file=sys.__stdout__, flush=True)
-        return header, body
+        print(
+            f"answered {request['argv'][0]} in {took:.0f} ms (exit {exit_code})",
+            file=sys.__stdout__,
+            flush=True,
+        )
+        return header, out + err
+
+    def _stale(self) -> bool:
+        """funes's code changed on disk: answer nothing with the old code, and exit (the next
+        caller starts a new service)."""
+        if self.code.changed():
+            self.stop.set()
+            return True
+        return False
+
+    def _start_session(self, call: _Connection, request: dict[str, Any], pid: int) -> None:
+        if self._stale():
+            call.conn.close()  # the server reconnects, to a new service
+            return
+        with self.lock:
+            self.sessions += 1
+        call.conn.settimeout(None)
+        call.hand_over({"status": "ok"})
+        threading.Thread(
+            target=self._session, args=(call.conn, request, pid), name="mcp", daemon=True
+        ).start()
+
+    def _session(self, conn: socket.socket, request: dict[str, Any], pid: int) -> None:
+        """Serve one `funes mcp` server's session: the MCP SDK's own server, as `funes mcp`
+        runs it in-process, over this connection; each tool call in the server's folder and
+        variables, its turn taken with every other call."""
+        try:
+            from funes.integrations.mcp_session import serve_session
+
+            context = self.gate.context(str(request["cwd"]), request.get("env") or {})
+            serve_session(conn, request.get("memory"), lambda: self._tool_turn(context, pid))
+        except Exception as error:  # one session's failure is its own
+            print(f"mcp session of {pid} ended: {error!r}", file=sys.__stdout__, flush=True)
+        finally:
+            conn.close()
+            with self.lock:
+                self.sessions -= 1
+
+    @contextlib.contextmanager
+    def _tool_turn(self, context: Any, pid: int) -> Any:
+        self._count(pid, "mcp")
+        started = time.perf_counter()
+        try:
+            self.gate.acquire(context)
+        except OSError:  # its folder is gone: the call runs from the service's own
+            self.gate.acquire(self.gate.context("/", dict(context[1])))
+        try:
+            yield
+        finally:
+            self.gate.release()
+            self._answered()
+            took = (time.perf_counter() - started) * 1000
+            print(
+                f"answered a tool call of {pid} in {took:.0f} ms", file=sys.__stdout__, flush=True
+            )
 
     def _count(self, pid: int, client: str) -> None:
         with self.lock:
@@ -310,6 +375,7 @@ class Service:
             "socket": str(self.sock),
             "answered": self.answered,
             "in_flight": max(0, in_flight),
+            "sessions": self.sessions,
             "workers": WORKERS,
             "callers": callers,
         }
@@ -375,13 +441,13 @@ def warm_up() -> None:
     answered alongside."""
     import importlib
 
-    from funes.integrations.thin_mcp import run_tool
+    from funes.integrations.mcp_server import build_server
 
     importlib.import_module("funes.cli.get_cmd")
+    build_server(None)  # the MCP SDK, for the first session
     request: dict[str, Any] = {"argv": ["recall", "--json", "warm up"], "prog_name": "funes"}
     request |= {"isatty": False, "encoding": "utf-8", "errors": "strict"}
     run_command(request | {"stderr_encoding": "utf-8", "stderr_errors": "strict"})
-    run_tool(None, "status", {})
 
 
 def listen(sock: Path) -> socket.socket:

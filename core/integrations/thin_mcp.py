@@ -1,106 +1,214 @@
 """`funes mcp` as a thin client of the resident service (`funes.integrations.warm`).
 
-The server an agent starts lists the same tools as ever (`mcp_server.build_server`: names,
-descriptions, input schemas), but answers no call itself: each call's tool name and arguments
-go to the memory's resident service, which runs the same tool of the same server in its own
-process and sends back the result; the answer is the one the tool returns in-process, byte for
-byte. Forwarding knows no tool: a new tool or parameter needs nothing here. So the server
-holds the MCP SDK and nothing heavier (no lancedb, no numpy, no model), and a new session's
-first recall is answered by a memory that is already open.
+The server an agent starts is a pipe: it joins the agent's stdio to an MCP session that the
+memory's resident service serves with the MCP SDK's own server (`mcp_session`), so the answers
+are the ones `funes mcp` gives in-process, byte for byte, and a new tool or parameter needs
+nothing here. The pipe itself holds the standard library and nothing more (no MCP SDK, no
+lancedb, no numpy, no model): a session's server stays small, and its first recall is answered
+by a memory that is already open.
 
-The service is started when the server starts (so it is warm before the first call) and again
-whenever a call finds none (killed, exited when idle, its code upgraded). Only when it cannot
-be started does a call run in-process, as `funes mcp` always did; `funes doctor` then says so
-(`fallback_note`).
+It keeps what it needs to carry a session over to another backend: the client's `initialize`
+request and `initialized` notification, and every request not answered yet. When the service
+goes away (killed, exited when idle, its code upgraded), the next message starts a new one,
+replays the handshake (its answer is not passed on: the client has it) and the unanswered
+requests: nothing is lost, and the client sees one session. Only when no service can be
+started does the pipe run `funes mcp` in-process as a child (`FUNES_WARM_IDLE_S=0`), with the
+same replay; `funes doctor` then says so (`fallback_note`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import socket
+import subprocess
+import sys
 import threading
 import time
-from typing import Any
+from typing import IO, Any
 
 from funes.integrations import warm
 
-# How long a call waits for a service it has just started before working in-process, and how
-# long after that calls go straight in-process before trying the service again.
+# How long the pipe waits for a service it has just started before working in-process.
 START_WAIT_S = 15.0
-RETRY_AFTER_S = 60.0
 FALLBACK_NOTE = "mcp-fallback.json"
 
 
-class Forwarder:
-    """Hands tool calls to the resident service, starting it when none answers."""
+class Backend:
+    """Where the session is served: the resident service's socket, or an in-process child."""
+
+    def __init__(self, reader: IO[bytes], write: Any, close: Any, name: str) -> None:
+        self.reader, self._write, self._close, self.name = reader, write, close, name
+
+    def send(self, line: bytes) -> None:
+        self._write(line)
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            self._close()
+
+
+def connect_service(memory: str | None) -> Backend | None:
+    """A session with the resident service, or None when none answers at `sock`."""
+    sock = warm.socket_path()
+    if not warm.reachable(sock) or not warm.ours(sock):
+        return None
+    conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        conn.settimeout(warm.CONNECT_TIMEOUT_S)
+        with warm.address(sock) as where:
+            conn.connect(where)
+        header = {"v": warm.PROTOCOL, "kind": "mcp", "client": "mcp", "memory": memory}
+        conn.sendall(json.dumps(header | warm.call_context()).encode() + b"\n")
+        conn.settimeout(warm.ACK_TIMEOUT_S)
+        reader = conn.makefile("rb")
+        reply = reader.readline().lstrip(warm.ACK)
+        if json.loads(reply or b"{}").get("status") != "ok":
+            raise ConnectionRefusedError("the service declined the session")
+        conn.settimeout(None)
+    except (OSError, ValueError, AttributeError):
+        conn.close()
+        return None
+
+    def close() -> None:
+        conn.shutdown(socket.SHUT_RDWR)
+        conn.close()
+
+    return Backend(reader, conn.sendall, close, "service")
+
+
+def start_child(memory: str | None) -> Backend:
+    """`funes mcp` working in-process, as a child whose stdio the pipe joins."""
+    argv = [sys.executable, "-m", "funes.cli", "mcp", *([memory] if memory else [])]
+    env = {**os.environ, warm.IDLE_ENV: "0"}
+    child = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
+    assert child.stdin is not None and child.stdout is not None
+    stdin = child.stdin
+
+    def write(line: bytes) -> None:
+        stdin.write(line)
+        stdin.flush()
+
+    def close() -> None:
+        stdin.close()
+        child.wait()
+
+    return Backend(child.stdout, write, close, "in-process")
+
+
+class Pipe:
+    """The agent's stdio joined to a backend, carried over to a new one when it goes."""
 
     def __init__(self, memory: str | None) -> None:
         self.memory = memory
-        self.sock = warm.socket_path()
-        self._down_until = 0.0
-        self._lock = threading.Lock()
+        self.lock = threading.RLock()
+        self.out_lock = threading.Lock()
+        self.backend: Backend | None = None
+        self.handshake: list[bytes] = []  # initialize, then initialized
+        self.init_id: Any = None
+        self.init_answered = False  # the client has its initialize answer
+        self.closing = False
+        self.swallow: Any = None  # the id of a replayed initialize, whose answer is not passed on
+        self.pending: dict[str, bytes] = {}  # requests not answered yet, in order
 
-    def call(self, name: str, arguments: dict[str, Any]) -> dict[str, Any] | None:
-        """The service's answer to the call, as `run_tool` gave it; None when no service can
-        answer it (then the caller works in-process)."""
-        if warm.idle_seconds() <= 0 or time.monotonic() < self._down_until:
-            return None
-        request = {
-            "kind": "tool",
-            "client": "mcp",
-            "name": name,
-            "arguments": arguments,
-            "memory": self.memory,
-            **warm.call_context(),
-        }
-        if len(json.dumps(request)) > warm.MAX_REQUEST_BYTES:
-            return None  # more than the service reads: this call works in-process
-        deadline = time.monotonic() + START_WAIT_S
-        started = broken = False
-        while True:
+    def run(self) -> None:
+        with self.lock:
+            self._open()
+        for line in sys.stdin.buffer:
+            self._from_client(line)
+        with self.lock:
+            self.closing = True
+            if self.backend is not None:
+                self.backend.close()
+
+    def _from_client(self, line: bytes) -> None:
+        message = _parse(line)
+        with self.lock:
+            if message is not None:
+                method = message.get("method")
+                if method == "initialize":
+                    self.handshake, self.init_id = [line], message.get("id")
+                elif method == "notifications/initialized":
+                    self.handshake = [*self.handshake[:1], line]
+                if method is not None and "id" in message:
+                    self.pending[_key(message["id"])] = line
+            if self.backend is None:
+                self._open()  # replays what is pending, this line included
+                if message is not None and "id" in message and message.get("method"):
+                    return
             try:
-                _header, body = warm.ask(self.sock, request)
-                answer = json.loads(body)
-                return answer if isinstance(answer, dict) else None
-            except warm.Declined as declined:
-                if declined.status != "stale":  # it cannot answer this call as we would
-                    return None
-            except TimeoutError:  # a service that does not even acknowledge: stopped, wedged
-                self._give_up("the resident service does not answer (stopped?)")
-                return None
-            except (FileNotFoundError, ConnectionRefusedError):
-                pass  # none there (yet): start one
-            except (OSError, ValueError):
-                # Killed mid-call, or a garbled reply: a tool call is a read, asking again is
-                # safe; twice, and this call works in-process.
-                if broken:
-                    return None
-                broken = True
-                continue
-            if time.monotonic() >= deadline:
-                self._give_up(
-                    f"the resident service did not answer within {START_WAIT_S:.0f} s of being "
-                    "started"
-                )
-                return None
-            if not started:
-                self.start()
-                started = True
-            time.sleep(0.05)
+                assert self.backend is not None
+                self.backend.send(line)
+            except OSError:
+                self._lost()
+                self._open()
 
-    def start(self) -> None:
-        """Start the service unless one is already up (its lock makes a second exit at once)."""
-        with self._lock:
-            warm.start_service(self.sock)
+    def _open(self) -> None:
+        """Connect to the service (starting it when none answers), or run in-process; replay
+        the handshake and what is pending."""
+        backend = connect_service(self.memory)
+        if backend is None:
+            warm.start_service(warm.socket_path())
+            deadline = time.monotonic() + START_WAIT_S
+            while backend is None and time.monotonic() < deadline:
+                time.sleep(0.05)
+                backend = connect_service(self.memory)
+        if backend is None:
+            record_fallback(f"no resident service answered within {START_WAIT_S:.0f} s")
+            backend = start_child(self.memory)
+        self.backend = backend
+        threading.Thread(target=self._from_backend, args=(backend,), daemon=True).start()
+        replay = list(self.handshake)
+        if replay and self.init_answered:
+            self.swallow = self.init_id
+        pending = [line for line in self.pending.values() if line not in replay]
+        try:
+            for line in [*replay, *pending]:
+                backend.send(line)
+        except OSError:
+            self._lost()
 
-    def warm(self) -> None:
-        """Make sure a service is up before the first call needs it."""
-        if warm.idle_seconds() > 0 and warm.service_info(self.sock) is None:
-            self.start()
+    def _from_backend(self, backend: Backend) -> None:
+        try:
+            for line in backend.reader:
+                message = _parse(line)
+                if message is not None and "id" in message and "method" not in message:
+                    key = _key(message["id"])
+                    with self.lock:
+                        self.pending.pop(key, None)
+                        if self.swallow is not None and key == _key(self.swallow):
+                            self.swallow = None
+                            continue
+                        if key == _key(self.init_id):
+                            self.init_answered = True
+                with self.out_lock:
+                    sys.stdout.buffer.write(line)
+                    sys.stdout.buffer.flush()
+        except OSError:
+            pass
+        with self.lock:
+            if self.backend is backend and not self.closing:
+                self._lost()
+                if self.pending:  # a call was under way: carry it over now
+                    self._open()
 
-    def _give_up(self, reason: str) -> None:
-        self._down_until = time.monotonic() + RETRY_AFTER_S
-        record_fallback(reason)
+    def _lost(self) -> None:
+        if self.backend is not None:
+            self.backend.close()
+        self.backend = None
+
+
+def _parse(line: bytes) -> dict[str, Any] | None:
+    try:
+        message = json.loads(line)
+    except ValueError:
+        return None
+    return message if isinstance(message, dict) else None
+
+
+def _key(request_id: Any) -> str:
+    return json.dumps(request_id)
 
 
 def record_fallback(reason: str) -> None:
@@ -126,69 +234,10 @@ def fallback_note() -> dict[str, Any] | None:
 
 
 def serve(memory: str | None = None) -> None:
-    """Run `funes mcp` over stdio, forwarding every tool call to the resident service."""
-    from funes.integrations import mcp_server
-
+    """Run `funes mcp` over stdio: the resident service's session, or in-process."""
     if warm.idle_seconds() <= 0:  # no resident service wanted: the server works in-process
+        from funes.integrations import mcp_server
+
         mcp_server.serve(memory)
         return
-    import anyio.to_thread
-
-    server = mcp_server.build_server(memory)
-    in_process = server.call_tool
-    forwarder = Forwarder(memory)
-
-    async def call_tool(name: str, arguments: dict[str, Any], context: Any = None) -> Any:
-        answer = await anyio.to_thread.run_sync(forwarder.call, name, arguments)
-        if answer is None:
-            return await in_process(name, arguments, context)
-        return to_result(answer)
-
-    # The SDK's call handler calls the instance's `call_tool`: every call goes through here.
-    server.call_tool = call_tool
-    threading.Thread(target=forwarder.warm, daemon=True).start()
-    server.run("stdio")
-
-
-def to_result(answer: dict[str, Any]) -> Any:
-    """The service's answer as the SDK's handler would have returned or raised it."""
-    from mcp.shared.exceptions import MCPError
-    from mcp.types import CallToolResult
-
-    if "mcp_error" in answer:
-        error = answer["mcp_error"]
-        raise MCPError(error["code"], error["message"], error.get("data"))
-    return CallToolResult.model_validate(answer["result"])
-
-
-# The service side.
-
-_servers: dict[str | None, Any] = {}
-_servers_lock = threading.Lock()
-
-
-def run_tool(memory: str | None, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
-    """Run the tool `name` as `funes mcp MEMORY` does in-process (the SDK's call handler: its
-    argument checks, its conversion of the result, an exception as an `isError` result), in
-    a form `to_result` turns back into the same result."""
-    import anyio
-    from mcp.shared.exceptions import MCPError
-    from mcp.types import CallToolResult, TextContent
-
-    server = _server_for(memory)
-    try:
-        result = anyio.run(server.call_tool, name, arguments)
-    except MCPError as error:
-        return {"mcp_error": error.error.model_dump(mode="json", exclude_none=True)}
-    except Exception as error:  # what the SDK's handler answers for any other failure
-        result = CallToolResult(content=[TextContent(type="text", text=str(error))], is_error=True)
-    return {"result": result.model_dump(mode="json", by_alias=True, exclude_none=True)}
-
-
-def _server_for(memory: str | None) -> Any:
-    with _servers_lock:
-        if memory not in _servers:
-            from funes.integrations.mcp_server import build_server
-
-            _servers[memory] = build_server(memory)
-        return _servers[memory]
+    Pipe(memory).run()
