@@ -196,18 +196,19 @@ async def _together(env: dict[str, str], questions: list[str]) -> dict[str, Any]
     clients: list[dict[str, Any]] = [{"release": anyio.Event()} for _ in range(4)]
     cli: dict[str, Any] = {}
     done = [anyio.Event() for _ in clients]
-    with Sampler(env["FUNES_HOME"]) as sampler:
-        async with anyio.create_task_group() as group:
+    sampler = Sampler(env["FUNES_HOME"])
+    async with anyio.create_task_group() as group:
+        with sampler:  # four sessions and the CLI caller, all asking
             for out, ready in zip(clients, done, strict=True):
                 group.start_soon(_client, env, questions, out, ready)
             group.start_soon(anyio.to_thread.run_sync, _cli_caller, env, questions, cli)
             for ready in done:
                 await ready.wait()
-            # All four servers are still up: a fifth session's first recall.
-            fifth: dict[str, Any] = {}
-            await _client(env, questions[:2], fifth)
-            for out in clients:
-                out["release"].set()
+        # All four servers are still up: a fifth session's first recall.
+        fifth: dict[str, Any] = {}
+        await _client(env, questions[:2], fifth)
+        for out in clients:
+            out["release"].set()
     return {"clients": clients, "cli": cli, "fifth": fifth, "peak": sampler.peak}
 
 

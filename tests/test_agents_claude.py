@@ -9,8 +9,11 @@ from pathlib import Path
 
 from agent_harness import (
     AGENT_MARKS,
+    RESIDENT,
     agent_sandbox,
+    answered_by_resident,
     run_get_line,
+    stop_resident,
     stub_model,
     write_claude_transcript,
 )
@@ -26,7 +29,7 @@ USER_SETTINGS = {"cleanupPeriodDays": 99, "env": {"USER_KEY": "kept"}}
 
 
 def test_claude_code_recalls_through_the_plugin_and_indexes_its_turn(tmp_path: Path) -> None:
-    claude, sandbox = agent_sandbox(tmp_path, "claude", ENABLE_TOOL_SEARCH="false")
+    claude, sandbox = agent_sandbox(tmp_path, "claude", ENABLE_TOOL_SEARCH="false", **RESIDENT)
     claude_dir = sandbox.home / ".claude"
     write_claude_transcript(
         claude_dir, sandbox.home / "old-proj", SEED_SESSION, [(QUESTION + "?", FACT)]
@@ -63,6 +66,8 @@ def test_claude_code_recalls_through_the_plugin_and_indexes_its_turn(tmp_path: P
         )
         assert turn.returncode == 0, turn.stderr[-2000:]
         passage = stub.passage("6127")
+    # Claude Code's `funes mcp` handed the call to the memory's resident service.
+    assert answered_by_resident(sandbox.funes_home) >= 1
     # Provenance: the hit's get line, run as printed, prints the turn of the seeded session.
     assert f"session {SEED_SESSION}," in run_get_line(sandbox, passage, SEED_SESSION)
     new_session = json.loads(turn.stdout)["session_id"]
@@ -84,3 +89,4 @@ def test_claude_code_recalls_through_the_plugin_and_indexes_its_turn(tmp_path: P
         assert "funes" not in config.read_text()
     again = sandbox.funes("recall", QUESTION, "--json")  # the memory is kept
     assert "6127" in again.stdout
+    stop_resident(sandbox.funes_home)

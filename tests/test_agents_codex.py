@@ -10,8 +10,11 @@ from pathlib import Path
 
 from agent_harness import (
     AGENT_MARKS,
+    RESIDENT,
     agent_sandbox,
+    answered_by_resident,
     run_get_line,
+    stop_resident,
     stub_model,
     write_claude_transcript,
 )
@@ -41,7 +44,7 @@ USER_HOOKS = '{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "comman
 
 
 def test_codex_recalls_through_mcp_and_indexes_its_turn(tmp_path: Path) -> None:
-    codex, sandbox = agent_sandbox(tmp_path, "codex", STUB_API_KEY="dummy")
+    codex, sandbox = agent_sandbox(tmp_path, "codex", STUB_API_KEY="dummy", **RESIDENT)
     codex_home = sandbox.home / ".codex"
     sandbox.env["CODEX_HOME"] = str(codex_home)
     codex_home.mkdir()
@@ -69,6 +72,8 @@ def test_codex_recalls_through_mcp_and_indexes_its_turn(tmp_path: Path) -> None:
         )
         assert turn.returncode == 0, turn.stderr[-2000:]
         passage = stub.passage("17 times")
+    # Codex's `funes mcp` handed the call to the memory's resident service.
+    assert answered_by_resident(sandbox.funes_home) >= 1
     # Provenance: the hit's get line, run as printed, prints the turn of the seeded session.
     assert f"session {SEED_SESSION}," in run_get_line(sandbox, passage, SEED_SESSION)
 
@@ -78,6 +83,7 @@ def test_codex_recalls_through_mcp_and_indexes_its_turn(tmp_path: Path) -> None:
     worker_log = (sandbox.funes_home / "logs" / "worker.log").read_text()
     assert "codex Stop" in worker_log  # the trusted hook ran, not only the notify fallback
     assert TURN_MARKER in found
+    stop_resident(sandbox.funes_home)
 
     # (4) Remove: the user's files come back byte for byte; the memory is kept.
     sandbox.funes_ok("remove", "codex")

@@ -175,7 +175,7 @@ class _Connection:
 class Service:
     def __init__(self, listener: socket.socket, sock: Path, idle_s: float) -> None:
         self.listener, self.sock, self.idle_s = listener, sock, idle_s
-        self.identity = os.stat(sock).st_ino
+        self.identity = _identity(sock)
         self.started = time.time()
         self.code = _Code()
         self.gate = Gate(call_variable, WORKERS)
@@ -187,6 +187,12 @@ class Service:
         self.sessions = 0
         self.last_answer = time.monotonic()
         self.stop = threading.Event()
+        # Set once the warm-up has imported what calls need: two threads importing the same
+        # modules at once can deadlock on Python's import locks, so calls start after it. The
+        # MCP SDK comes first and alone: a session's handshake (which an agent waits for at
+        # start-up) needs only it, its tool calls wait for the rest.
+        self.sdk_ready = threading.Event()
+        self.warmed = threading.Event()
 
     # the accept loop (main thread)
 
@@ -224,10 +230,15 @@ class Service:
 
     def _should_exit(self) -> bool:
         if not _still_ours(self.sock, self.identity):
-            return True
+            return self._exiting("its socket file is gone or replaced")
         with self.lock:
             idle = not self.open and time.monotonic() - self.last_answer >= self.idle_s
-        return idle
+        return idle and self._exiting(f"no call for {self.idle_s:.0f} s")
+
+    @staticmethod
+    def _exiting(why: str) -> bool:
+        print(f"exiting: {why}", file=sys.__stdout__, flush=True)
+        return True
 
     def _beat(self) -> None:
         while not self.stop.wait(HEARTBEAT_S):
@@ -270,6 +281,7 @@ class Service:
             return {"status": "ok"}, json.dumps(self.info()).encode()
         if kind != "cli":
             return {"status": "decline"}, b""
+        self.warmed.wait()
         if self._stale():
             return {"status": "stale"}, b""
         self._count(pid, str(request.get("client") or kind))
@@ -293,7 +305,7 @@ class Service:
         caller starts a new service)."""
         if self.code.changed():
             self.stop.set()
-            return True
+            return self._exiting("funes's code changed on disk")
         return False
 
     def _start_session(self, call: _Connection, request: dict[str, Any], pid: int) -> None:
@@ -313,6 +325,7 @@ class Service:
         runs it in-process, over this connection; each tool call in the server's folder and
         variables, its turn taken with every other call."""
         try:
+            self.sdk_ready.wait()  # its messages wait in the socket meanwhile
             from funes.integrations.mcp_session import serve_session
 
             context = self.gate.context(str(request["cwd"]), request.get("env") or {})
@@ -326,6 +339,7 @@ class Service:
 
     @contextlib.contextmanager
     def _tool_turn(self, context: Any, pid: int) -> Any:
+        self.warmed.wait()
         self._count(pid, "mcp")
         started = time.perf_counter()
         try:
@@ -351,10 +365,19 @@ class Service:
             while len(self.callers) > MAX_CALLERS:
                 del self.callers[next(iter(self.callers))]
 
-    def in_own_context(self, work: Any) -> None:
-        """Run `work` in the service's own folder and variables, as a call would run."""
-        with self.gate.entered(self.gate.context("/", call_environment())):
-            work()
+    def warm_up(self) -> None:
+        """Run `warm_up` in the service's own folder and variables, as a call would run; calls
+        wait for it."""
+        try:
+            with self.gate.entered(self.gate.context("/", call_environment())):
+                try:
+                    import_sdk()
+                finally:
+                    self.sdk_ready.set()
+                warm_up()
+        finally:
+            self.sdk_ready.set()
+            self.warmed.set()
 
     def info(self) -> dict[str, Any]:
         from funes import __version__
@@ -403,9 +426,16 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def _still_ours(sock: Path, identity: int) -> bool:
+def _identity(sock: Path) -> tuple[int, int, int]:
+    """What tells this service's socket file from a later one at the same path (an inode
+    number alone is soon reused)."""
+    found = os.lstat(sock)
+    return found.st_dev, found.st_ino, found.st_ctime_ns
+
+
+def _still_ours(sock: Path, identity: tuple[int, int, int]) -> bool:
     try:
-        return os.lstat(sock).st_ino == identity
+        return _identity(sock) == identity
     except OSError:
         return False
 
@@ -435,16 +465,30 @@ def _read_request(conn: socket.socket) -> dict[str, Any]:
     return request
 
 
-def warm_up() -> None:
-    """Load what every call needs (lancedb, the model, the commands, the MCP tools, the
-    memory's files) by answering a recall nobody asked; callers that arrive meanwhile are
-    answered alongside."""
+def import_sdk() -> None:
+    """The MCP SDK and the tools' server, all a session's handshake needs."""
     import importlib
 
+    for module in ("funes.integrations.mcp_session", "mcp.server.stdio", "anyio.to_thread"):
+        importlib.import_module(module)
     from funes.integrations.mcp_server import build_server
 
-    importlib.import_module("funes.cli.get_cmd")
-    build_server(None)  # the MCP SDK, for the first session
+    build_server(None)
+
+
+def warm_up() -> None:
+    """Import what every call needs (lancedb, the model, the commands and what the tools
+    import) and load the memory's files, by answering a recall nobody asked."""
+    import importlib
+
+    for module in (
+        "funes.cli.get_cmd",
+        "funes.cli.recall_cmd",
+        "funes.integrations.status",
+        "funes.project.multi",
+        "funes.retrieve.catchup",
+    ):
+        importlib.import_module(module)
     request: dict[str, Any] = {"argv": ["recall", "--json", "warm up"], "prog_name": "funes"}
     request |= {"isatty": False, "encoding": "utf-8", "errors": "strict"}
     run_command(request | {"stderr_encoding": "utf-8", "stderr_errors": "strict"})
@@ -486,7 +530,7 @@ def main(argv: list[str]) -> None:
     service = Service(listener, sock, idle_s)
     print(f"resident service {os.getpid()} listening at {sock}", file=sys.__stdout__, flush=True)
     try:
-        service.pool.submit(_quietly, service.in_own_context, warm_up)
+        threading.Thread(target=_quietly, args=(service.warm_up,), daemon=True).start()
         service.serve()
     finally:
         service.stop.set()
