@@ -30,17 +30,11 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+from cli_recall import QUERIES
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
 QUESTIONS = [
-    "why did the tokenizer test fail",
-    "subprocess timeout handling in the runner",
-    "which flag fixed the flaky CI run",
-    "json decoder error on a large file",
-    "how is the logging handler configured",
-    "what did we decide about retries",
-    "where is the config file parsed",
-    "the migration broke the build",
+    *QUERIES,  # cli_recall's, then twelve more
     "how do we pin the python version",
     "why was the cache invalidated",
     "what does the release script do",

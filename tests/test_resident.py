@@ -12,15 +12,22 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
-from recall_fixtures import build_memory, sample_turns
-from test_warm_recall import FUNES, alive, answered, run, service_pid, sockets, wait_for_service
+from test_warm_recall import (  # noqa: F401 (warm_home: a fixture)
+    FUNES,
+    alive,
+    answered,
+    run,
+    service_pid,
+    sockets,
+    wait_for_service,
+    warm_home,
+)
 
 from funes.integrations import warm
 
@@ -40,16 +47,11 @@ CALLS: list[tuple[str, dict[str, Any]]] = [
 
 
 @pytest.fixture
-def resident(tmp_funes_home: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+def resident(warm_home: Path, monkeypatch: pytest.MonkeyPatch) -> Path:  # noqa: F811
+    """A memory whose calls go to its resident service (stopped after the test)."""
     monkeypatch.setenv("FUNES_RERANKER", "none")
     monkeypatch.setenv("FUNES_WARM_IDLE_S", "60")
-    build_memory(sample_turns())
-    yield tmp_funes_home
-    for sock in sockets(tmp_funes_home):
-        pid = service_pid(sock)
-        if pid is not None:
-            os.kill(pid, signal.SIGCONT)
-            os.kill(pid, signal.SIGTERM)
+    return warm_home
 
 
 def mcp_params(**env: str) -> StdioServerParameters:

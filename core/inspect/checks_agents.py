@@ -14,17 +14,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from funes import paths
 from funes.inspect.check import Check, warning
-from funes.paths import (
-    claude_home,
-    codex_home,
-    copilot_home,
-    gemini_dir,
-    hermes_home,
-    opencode_db,
-    pi_agent_dir,
-    qwen_home,
-)
 
 CLI_TIMEOUT_S = 60.0
 READD = "run `funes add {agent}` again (it rewrites what is missing), then start a new session"
@@ -323,17 +314,18 @@ def _loaded_check(agent: str, answer: tuple[bool | None, str, str]) -> Check:
 def newest_transcript(agent: str) -> float | None:
     """The mtime of the newest transcript `agent` wrote (None when it has none)."""
     patterns = {
-        "claude": (claude_home() / "projects", "*.jsonl"),
-        "codex": (codex_home() / "sessions", "*.jsonl*"),
-        "pi": (pi_agent_dir() / "sessions", "*.jsonl"),
-        "gemini": (gemini_dir() / "tmp", "session-*.jsonl"),
-        "qwen": (qwen_home() / "projects", "*.jsonl"),
-        "copilot": (copilot_home() / "session-state", "events.jsonl"),
+        "claude": (paths.claude_home() / "projects", "*.jsonl"),
+        "codex": (paths.codex_home() / "sessions", "*.jsonl*"),
+        "pi": (paths.pi_agent_dir() / "sessions", "*.jsonl"),
+        "gemini": (paths.gemini_dir() / "tmp", "session-*.jsonl"),
+        "qwen": (paths.qwen_home() / "projects", "*.jsonl"),
+        "copilot": (paths.copilot_home() / "session-state", "events.jsonl"),
     }
     if agent == "hermes":
-        files = [hermes_home() / "state.db"]
+        files = [paths.hermes_home() / "state.db"]
     elif agent == "opencode":  # written in WAL mode: the -wal file moves first
-        files = [opencode_db(), opencode_db().with_name(opencode_db().name + "-wal")]
+        database = paths.opencode_db()
+        files = [database, database.with_name(database.name + "-wal")]
     elif agent in patterns:
         root, pattern = patterns[agent]
         files = list(root.rglob(pattern)) if root.is_dir() else []

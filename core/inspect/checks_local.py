@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from funes.index.diskfull import size as _size
 from funes.inspect.check import Check, warning
 from funes.paths import funes_home, local_memory_dir
 
@@ -289,14 +290,6 @@ def _maintain_repair():  # -> Callable[[], str]
         return "; ".join(done) or "nothing needed doing"
 
     return repair
-
-
-def _size(n: float) -> str:
-    for unit in ("B", "KB", "MB", "GB"):
-        if n < 1024 or unit == "GB":
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1024
-    return f"{n:.1f} TB"
 
 
 def backlog_checks() -> list[Check]:

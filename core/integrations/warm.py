@@ -57,16 +57,25 @@ MAX_REQUEST_BYTES = 64 << 20
 # sockaddr_un holds 108 bytes (104 on macOS): a longer path is reached through its folder's
 # descriptor on Linux (`/proc/self/fd/N/name`); elsewhere such a FUNES_HOME has no warm path.
 MAX_SOCKET_PATH = 100
-# The variables that configure funes and its models: a service answers only callers whose
-# values match its own (each combination gets its own socket).
-_CONFIG_PREFIXES = ("FUNES_", "HF_", "HUGGINGFACE_", "LANCE", "TRANSFORMERS_")
-_NOT_CONFIG = frozenset({IDLE_ENV})
+# The variables that pick what a service answers from (funes's settings, where the models are
+# cached): a service answers only callers whose values match its own, each combination with
+# its own socket. (FUNES_HOME is in the socket's path.)
+_NOT_CONFIG = frozenset({IDLE_ENV, "FUNES_BIN", "FUNES_HOME"})
+_MODEL_CACHES = frozenset(
+    {"HF_HOME", "HF_HUB_CACHE", "HUGGINGFACE_HUB_CACHE", "TRANSFORMERS_CACHE"}
+)
 # The rest of what an answer can depend on (the home folder, locale, time zone, the agents'
-# homes): each call carries its own values and the service runs it with them.
-_CALL_PREFIXES = ("PYTHON", "XDG_", "LC_")
+# homes, the Hub's offline switch, Lance's logging): each call carries its own values and the
+# service runs it with them, so agents that pass different environments to their MCP servers
+# still share one service.
+_CALL_PREFIXES = ("PYTHON", "XDG_", "LC_", "HF_", "HUGGINGFACE_", "LANCE", "TRANSFORMERS_")
 _CALL_NAMES = frozenset(
     {"HOME", "LANG", "TZ", "CLAUDE_CONFIG_DIR", "CODEX_HOME", "PI_CODING_AGENT_DIR", "HERMES_HOME"}
 )
+
+
+def _config_variable(name: str) -> bool:
+    return (name.startswith("FUNES_") and name not in _NOT_CONFIG) or name in _MODEL_CACHES
 
 
 def idle_seconds() -> float:
@@ -91,6 +100,8 @@ def eligible(argv: Sequence[str]) -> bool:
 
 def call_variable(name: str) -> bool:
     """A variable each call brings and the service sets while it runs that call."""
+    if _config_variable(name):
+        return False
     return name in _CALL_NAMES or name.startswith(_CALL_PREFIXES)
 
 
@@ -99,11 +110,7 @@ def call_environment() -> dict[str, str]:
 
 
 def environment_key() -> str:
-    relevant = sorted(
-        (name, value)
-        for name, value in os.environ.items()
-        if name.startswith(_CONFIG_PREFIXES) and name not in _NOT_CONFIG
-    )
+    relevant = sorted((name, value) for name, value in os.environ.items() if _config_variable(name))
     blob = json.dumps([PROTOCOL, sys.executable, relevant]).encode()
     return hashlib.sha256(blob).hexdigest()[:12]
 
