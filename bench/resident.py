@@ -92,7 +92,9 @@ def funes_processes(funes_home: str) -> dict[int, dict[str, Any]]:
         except OSError:
             continue
         words = [w.decode(errors="replace") for w in cmdline]
-        if f"FUNES_HOME={funes_home}".encode() not in environ:
+        # This home's processes of this installation (another checkout's, sharing the home,
+        # has its own service).
+        if f"FUNES_HOME={funes_home}".encode() not in environ or words[0] != sys.executable:
             continue
         joined = " ".join(words)
         if "funes.cli.warm_service" in joined:
@@ -191,14 +193,21 @@ async def _together(env: dict[str, str], questions: list[str]) -> dict[str, Any]
     cli: dict[str, Any] = {}
     done = [anyio.Event() for _ in clients]
     sampler = Sampler(env["FUNES_HOME"])
+    cli_done = anyio.Event()
+
+    async def cli_caller() -> None:
+        await anyio.to_thread.run_sync(_cli_caller, env, questions, cli)
+        cli_done.set()
+
     async with anyio.create_task_group() as group:
         with sampler:  # four sessions and the CLI caller, all asking
             for out, ready in zip(clients, done, strict=True):
                 group.start_soon(_client, env, questions, out, ready)
-            group.start_soon(anyio.to_thread.run_sync, _cli_caller, env, questions, cli)
+            group.start_soon(cli_caller)
             for ready in done:
                 await ready.wait()
-        # All four servers are still up: a fifth session's first recall.
+            await cli_done.wait()
+        # All four servers are still up, and idle: a fifth session's first recall.
         fifth: dict[str, Any] = {}
         await _client(env, questions[:2], fifth)
         for out in clients:

@@ -311,3 +311,22 @@ def test_a_server_whose_service_cannot_start_works_in_process_and_doctor_says_so
     (check,) = [c for c in json.loads(doctor)["checks"] if c["name"] == "resident service"]
     assert check["status"] == "warn"
     assert "works in-process" in check["detail"]
+
+
+async def _recall_stop_recall(home: Path) -> tuple[dict[str, Any], dict[str, Any], int]:
+    async with stdio_client(mcp_params()) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        first = dumped(await session.call_tool(*CALLS[0]))
+        stopped = wait_for_service(home)
+        os.kill(stopped, signal.SIGSTOP)
+        try:
+            with anyio.fail_after(90):  # it waited forever before
+                second = dumped(await session.call_tool(*CALLS[0]))
+        finally:
+            os.kill(stopped, signal.SIGCONT)
+        return first, second, stopped
+
+
+def test_a_session_whose_service_is_stopped_is_carried_over(resident: Path) -> None:
+    first, second, _ = anyio.run(_recall_stop_recall, resident)
+    assert second == first

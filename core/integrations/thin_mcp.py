@@ -32,6 +32,8 @@ from funes.integrations import warm
 
 # How long the pipe waits for a service it has just started before working in-process.
 START_WAIT_S = 15.0
+# How often the pipe looks for a service gone silent while calls wait.
+WATCH_S = 2.0
 FALLBACK_NOTE = "mcp-fallback.json"
 
 
@@ -111,10 +113,12 @@ class Pipe:
         self.closing = False
         self.swallow: Any = None  # the id of a replayed initialize, whose answer is not passed on
         self.pending: dict[str, bytes] = {}  # requests not answered yet, in order
+        self.quiet_since = time.monotonic()  # when the backend last said anything
 
     def run(self) -> None:
         with self.lock:
             self._open()
+        threading.Thread(target=self._watch, daemon=True).start()
         for line in sys.stdin.buffer:
             self._from_client(line)
         with self.lock:
@@ -132,8 +136,11 @@ class Pipe:
                 elif method == "notifications/initialized":
                     self.handshake = [*self.handshake[:1], line]
                 if method is not None and "id" in message:
+                    if not self.pending:
+                        self.quiet_since = time.monotonic()
                     self.pending[_key(message["id"])] = line
             if self.backend is None:
+                self.quiet_since = time.monotonic()
                 self._open()  # replays what is pending, this line included
                 if message is not None and "id" in message and message.get("method"):
                     return
@@ -172,6 +179,7 @@ class Pipe:
     def _from_backend(self, backend: Backend) -> None:
         try:
             for line in backend.reader:
+                self.quiet_since = time.monotonic()
                 message = _parse(line)
                 if message is not None and "id" in message and "method" not in message:
                     key = _key(message["id"])
@@ -191,6 +199,24 @@ class Pipe:
             if self.backend is backend and not self.closing:
                 self._lost()
                 if self.pending:  # a call was under way: carry it over now
+                    self._open()
+
+    def _watch(self) -> None:
+        """A service that says nothing while calls wait, and does not acknowledge a new
+        connection either, is stopped or wedged: carry the session over to another backend."""
+        while True:
+            time.sleep(WATCH_S)
+            with self.lock:
+                backend, waiting = self.backend, bool(self.pending)
+            silent = time.monotonic() - self.quiet_since > warm.SILENCE_TIMEOUT_S
+            if backend is None or backend.name != "service" or not waiting or not silent:
+                continue
+            if warm.service_info() is not None:
+                self.quiet_since = time.monotonic()  # alive, only busy
+                continue
+            with self.lock:
+                if self.backend is backend:
+                    self._lost()
                     self._open()
 
     def _lost(self) -> None:

@@ -285,6 +285,9 @@ def start_service(path: Path) -> None:
     try:
         from funes.integrations.hook import rotate_log, spawn_detached
 
+        # Fewer malloc arenas: the service's threads share its memory rather than each
+        # keeping a heap of its own (tens of MB on a large memory).
+        os.environ.setdefault("MALLOC_ARENA_MAX", "2")
         log_folder = logs_dir()
         log_folder.mkdir(parents=True, exist_ok=True)
         log = log_folder / "warm.log"
