@@ -185,6 +185,7 @@ class Service:
         self.callers: dict[int, _Caller] = {}
         self.answered = 0
         self.sessions = 0
+        self.busy = 0  # sessions' tool calls under way
         self.last_answer = time.monotonic()
         self.stop = threading.Event()
         # Set once the warm-up has imported what calls need: two threads importing the same
@@ -232,7 +233,8 @@ class Service:
         if not _still_ours(self.sock, self.identity):
             return self._exiting("its socket file is gone or replaced")
         with self.lock:
-            idle = not self.open and time.monotonic() - self.last_answer >= self.idle_s
+            quiet = not self.open and not self.busy
+            idle = quiet and time.monotonic() - self.last_answer >= self.idle_s
         return idle and self._exiting(f"no call for {self.idle_s:.0f} s")
 
     @staticmethod
@@ -339,22 +341,29 @@ class Service:
 
     @contextlib.contextmanager
     def _tool_turn(self, context: Any, pid: int) -> Any:
-        self.warmed.wait()
-        self._count(pid, "mcp")
+        """One tool call of a session: counted as under way (no idle exit) from the moment
+        it waits for its turn."""
+        with self.lock:
+            self.busy += 1
         started = time.perf_counter()
         try:
-            self.gate.acquire(context)
-        except OSError:  # its folder is gone: the call runs from the service's own
-            self.gate.acquire(self.gate.context("/", dict(context[1])))
-        try:
-            yield
+            self.warmed.wait()
+            self._count(pid, "mcp")
+            try:
+                self.gate.acquire(context)
+            except OSError:  # its folder is gone: the call runs from the service's own
+                self.gate.acquire(self.gate.context("/", dict(context[1])))
+            try:
+                yield
+            finally:
+                self.gate.release()
         finally:
-            self.gate.release()
+            with self.lock:
+                self.busy -= 1
             self._answered()
             took = (time.perf_counter() - started) * 1000
-            print(
-                f"answered a tool call of {pid} in {took:.0f} ms", file=sys.__stdout__, flush=True
-            )
+            said = f"answered a tool call of {pid} in {took:.0f} ms"
+            print(said, file=sys.__stdout__, flush=True)
 
     def _count(self, pid: int, client: str) -> None:
         with self.lock:
@@ -388,7 +397,7 @@ class Service:
                 for pid, c in self.callers.items()
                 if _alive(pid)
             ]
-            in_flight = len(self.open) - 1  # not counting this call
+            in_flight = len(self.open) - 1 + self.busy  # not counting this call
         return {
             "pid": os.getpid(),
             "since": self.started,
