@@ -170,6 +170,9 @@ def test_a_stopped_service_costs_a_caller_seconds_not_minutes(resident: Path) ->
         # it waited the full 120 s (past this timeout).
         done = subprocess.run([FUNES, "recall", "redis cache"], capture_output=True, timeout=60)
         assert (done.returncode, done.stdout, done.stderr) == expected
+        # And status says what is wrong rather than "not running".
+        status = subprocess.run([FUNES, "status", "--json"], capture_output=True, timeout=60)
+        assert json.loads(status.stdout)["service"]["unresponsive"] is True
     finally:
         os.kill(pid, signal.SIGCONT)
 

@@ -12,6 +12,15 @@ def service_checks() -> list[Check]:
 
     summary = service_summary()
     lines = render_service(summary)
+    if summary.get("unresponsive"):
+        return [
+            warning(
+                "resident service",
+                " ".join(line.strip() for line in lines).removeprefix("service: "),
+                "a stopped service (kill -STOP) resumes with kill -CONT; otherwise end it and "
+                f"the next call starts another (see {logs_dir() / 'warm.log'})",
+            )
+        ]
     fallback = summary.get("fallback")
     if fallback:
         return [

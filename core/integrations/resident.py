@@ -4,8 +4,11 @@ in-process because none could start."""
 
 from __future__ import annotations
 
+import fcntl
+import os
 import time
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 from funes.integrations import warm
@@ -21,6 +24,8 @@ def service_summary() -> dict[str, Any]:
     summary: dict[str, Any] = {"running": info is not None, "off": off}
     if info is not None:
         summary |= info
+    elif not off and _lock_held(warm.lock_path(warm.socket_path())):
+        summary["unresponsive"] = True  # it holds the memory's lock but answers nothing
     summary["fallback"] = fallback_note()
     return summary
 
@@ -28,6 +33,11 @@ def service_summary() -> dict[str, Any]:
 def render_service(summary: dict[str, Any]) -> list[str]:
     if summary.get("off"):
         lines = [f"service: off ({warm.IDLE_ENV}=0): every call opens the memory itself"]
+    elif summary.get("unresponsive"):
+        lines = [
+            "service: holds the lock but does not answer (stopped or wedged): calls work "
+            "in-process meanwhile"
+        ]
     elif not summary.get("running"):
         lines = ["service: not running (the next recall or MCP call starts it)"]
     else:
@@ -45,6 +55,23 @@ def render_service(summary: dict[str, Any]) -> list[str]:
             f"  note: MCP server pid {fallback['pid']} works in-process: {fallback['reason']}"
         )
     return lines
+
+
+def _lock_held(lock: Path) -> bool:
+    """True when a process holds the service lock `lock` (a live service, answering or not)."""
+    try:
+        fd = os.open(lock, os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+    return False
 
 
 def _since(started: float) -> str:

@@ -155,12 +155,14 @@ class Pipe:
         """Connect to the service (starting it when none answers), or run in-process; replay
         the handshake and what is pending."""
         backend = connect_service(self.memory)
-        if backend is None:
-            warm.start_service(warm.socket_path())
-            deadline = time.monotonic() + START_WAIT_S
-            while backend is None and time.monotonic() < deadline:
-                time.sleep(0.05)
-                backend = connect_service(self.memory)
+        deadline = time.monotonic() + START_WAIT_S
+        next_start = time.monotonic()
+        while backend is None and time.monotonic() < deadline:
+            if time.monotonic() >= next_start:  # again now and then: one may have lost a race
+                warm.start_service(warm.socket_path())
+                next_start = time.monotonic() + 2.0
+            time.sleep(0.05)
+            backend = connect_service(self.memory)
         if backend is None:
             record_fallback(f"no resident service answered within {START_WAIT_S:.0f} s")
             backend = start_child(self.memory)
