@@ -368,3 +368,30 @@ def write_claude_transcript(
             parent = uuid
     path.write_text("".join(json.dumps(r) + "\n" for r in records))
     return path
+
+
+# The agent's `funes mcp` a thin client of the memory's resident service, as for a user (the
+# tests' default is no service: FUNES_WARM_IDLE_S=0).
+RESIDENT = {"FUNES_WARM_IDLE_S": "30"}
+
+
+def answered_by_resident(funes_home: Path) -> int:
+    """Tool calls the resident service answered for an MCP server (one log line each)."""
+    log = funes_home / "logs" / "warm.log"
+    return log.read_text().count("answered a tool call") if log.is_file() else 0
+
+
+def stop_resident(funes_home: Path) -> None:
+    """End the resident service of `funes_home` (it would exit when idle anyway)."""
+    import signal
+    import socket
+    import struct
+
+    for sock in (funes_home / "run").glob("*.sock"):
+        try:
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
+                conn.connect(str(sock))
+                raw = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12)
+            os.kill(struct.unpack("3i", raw)[0], signal.SIGTERM)
+        except OSError:
+            continue

@@ -23,8 +23,10 @@ sys.path.insert(0, str(KIT_STUB))
 import stub_llm  # noqa: E402
 
 QUESTION_RE = re.compile(r"^Question: (.+)$", re.M)
-# A passage header: `[<ts>] <harness> <workdir> <short session id> <role> <kind>`.
-HEADER_RE = re.compile(r"^\[(?P<ts>[^\]]*)\] (?P<harness>\S+) .* (?P<sid>\S+) \S+ \S+$")
+# The recall page's session line (`== <handle> <harness> <workdir>`) and place line
+# (`#<rank> [<ts>] seq<N> <kind> → funes get …`).
+SESSION_RE = re.compile(r"^== (?P<sid>\S+) (?P<harness>\S+)")
+PLACE_RE = re.compile(r"^#\d+ \[(?P<ts>[^\]]*)\]")
 FILLER = {"about", "which", "there", "their", "would", "could", "should", "where", "what's"}
 NOT_SUPPORTED = (
     "The recalled passages do not support an answer to this question. Try rephrasing it, or add "
@@ -46,17 +48,19 @@ def grounded_reply(text: str) -> str | None:
     words = {
         w for w in re.findall(r"[a-z0-9']+", question.group(1).lower()) if len(w) >= 5
     } - FILLER
-    header = None
+    session = place = None
     for line in text[start:end].splitlines()[1:]:
-        match = HEADER_RE.match(line)
-        if match:
-            header = match
+        if match := SESSION_RE.match(line):
+            session, place = match, None
             continue
-        if header is None or not line.startswith("│"):
+        if match := PLACE_RE.match(line):
+            place = match
+            continue
+        if session is None or place is None or not line.startswith("│"):
             continue
         if words & set(re.findall(r"[a-z0-9']+", line.lower())):
-            date = header["ts"][:10]
-            return f"{line[1:].strip()}\nSources: {header['harness']} {date} {header['sid']}"
+            date = place["ts"][:10]
+            return f"{line[1:].strip()}\nSources: {session['harness']} {date} {session['sid']}"
     return NOT_SUPPORTED
 
 

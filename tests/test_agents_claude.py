@@ -7,15 +7,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from agent_harness import (
-    AGENT_MARKS,
-    agent_sandbox,
-    run_get_line,
-    stub_model,
-    write_claude_transcript,
-)
+import agent_harness as harness
 
-pytestmark = AGENT_MARKS
+pytestmark = harness.AGENT_MARKS
 
 SEED_SESSION = "5eed0c1a-0000-4000-8000-00000000c1a0"
 FACT = "We pinned the marzipan-okapi cache to shard 6127 because shard 12 corrupts parquet footers."
@@ -26,9 +20,11 @@ USER_SETTINGS = {"cleanupPeriodDays": 99, "env": {"USER_KEY": "kept"}}
 
 
 def test_claude_code_recalls_through_the_plugin_and_indexes_its_turn(tmp_path: Path) -> None:
-    claude, sandbox = agent_sandbox(tmp_path, "claude", ENABLE_TOOL_SEARCH="false")
+    claude, sandbox = harness.agent_sandbox(
+        tmp_path, "claude", ENABLE_TOOL_SEARCH="false", **harness.RESIDENT
+    )
     claude_dir = sandbox.home / ".claude"
-    write_claude_transcript(
+    harness.write_claude_transcript(
         claude_dir, sandbox.home / "old-proj", SEED_SESSION, [(QUESTION + "?", FACT)]
     )
     settings = claude_dir / "settings.json"
@@ -46,7 +42,7 @@ def test_claude_code_recalls_through_the_plugin_and_indexes_its_turn(tmp_path: P
     assert "funes@funes" in listed.stdout
 
     # (2) A scripted turn: the model calls recall, Claude Code runs it through funes mcp.
-    with stub_model(tmp_path / "stub", tool_re=TOOL, tool_args={"query": QUESTION}) as stub:
+    with harness.stub_model(tmp_path / "stub", tool_re=TOOL, tool_args={"query": QUESTION}) as stub:
         env = {**sandbox.env, "ANTHROPIC_BASE_URL": stub.base_url, "ANTHROPIC_API_KEY": "dummy"}
         turn = sandbox.run(
             [
@@ -63,8 +59,10 @@ def test_claude_code_recalls_through_the_plugin_and_indexes_its_turn(tmp_path: P
         )
         assert turn.returncode == 0, turn.stderr[-2000:]
         passage = stub.passage("6127")
+    # Claude Code's `funes mcp` handed the call to the memory's resident service.
+    assert harness.answered_by_resident(sandbox.funes_home) >= 1
     # Provenance: the hit's get line, run as printed, prints the turn of the seeded session.
-    assert f"session {SEED_SESSION}," in run_get_line(sandbox, passage, SEED_SESSION)
+    assert f"session {SEED_SESSION}," in harness.run_get_line(sandbox, passage, SEED_SESSION)
     new_session = json.loads(turn.stdout)["session_id"]
 
     # (3) The Stop hook queued the turn; the worker indexed it.
@@ -84,3 +82,4 @@ def test_claude_code_recalls_through_the_plugin_and_indexes_its_turn(tmp_path: P
         assert "funes" not in config.read_text()
     again = sandbox.funes("recall", QUESTION, "--json")  # the memory is kept
     assert "6127" in again.stdout
+    harness.stop_resident(sandbox.funes_home)

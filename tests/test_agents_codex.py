@@ -8,15 +8,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from agent_harness import (
-    AGENT_MARKS,
-    agent_sandbox,
-    run_get_line,
-    stub_model,
-    write_claude_transcript,
-)
+import agent_harness as harness
 
-pytestmark = AGENT_MARKS
+pytestmark = harness.AGENT_MARKS
 
 SEED_SESSION = "5eed0c0d-0000-4000-8000-0000000c0de0"
 FACT = "The wombat-sextant importer retries 17 times because the vendor SFTP drops every 5th login."
@@ -41,16 +35,20 @@ USER_HOOKS = '{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "comman
 
 
 def test_codex_recalls_through_mcp_and_indexes_its_turn(tmp_path: Path) -> None:
-    codex, sandbox = agent_sandbox(tmp_path, "codex", STUB_API_KEY="dummy")
+    codex, sandbox = harness.agent_sandbox(
+        tmp_path, "codex", STUB_API_KEY="dummy", **harness.RESIDENT
+    )
     codex_home = sandbox.home / ".codex"
     sandbox.env["CODEX_HOME"] = str(codex_home)
     codex_home.mkdir()
-    seed = write_claude_transcript(
+    seed = harness.write_claude_transcript(
         sandbox.root / "fixture", sandbox.home / "old", SEED_SESSION, [(QUESTION + "?", FACT)]
     )
     sandbox.funes_ok("index", str(seed))
 
-    with stub_model(tmp_path / "stub", tool_re="recall", tool_args={"query": QUESTION}) as stub:
+    with harness.stub_model(
+        tmp_path / "stub", tool_re="recall", tool_args={"query": QUESTION}
+    ) as stub:
         user_config = USER_CONFIG.format(base_url=stub.base_url)
         (codex_home / "config.toml").write_text(user_config)
         (codex_home / "hooks.json").write_text(USER_HOOKS)
@@ -69,8 +67,10 @@ def test_codex_recalls_through_mcp_and_indexes_its_turn(tmp_path: Path) -> None:
         )
         assert turn.returncode == 0, turn.stderr[-2000:]
         passage = stub.passage("17 times")
+    # Codex's `funes mcp` handed the call to the memory's resident service.
+    assert harness.answered_by_resident(sandbox.funes_home) >= 1
     # Provenance: the hit's get line, run as printed, prints the turn of the seeded session.
-    assert f"session {SEED_SESSION}," in run_get_line(sandbox, passage, SEED_SESSION)
+    assert f"session {SEED_SESSION}," in harness.run_get_line(sandbox, passage, SEED_SESSION)
 
     # (3) The trusted Stop hook (and notify) queued the turn; the worker indexed it.
     options = ("--json", "--harness", "codex")
@@ -78,6 +78,7 @@ def test_codex_recalls_through_mcp_and_indexes_its_turn(tmp_path: Path) -> None:
     worker_log = (sandbox.funes_home / "logs" / "worker.log").read_text()
     assert "codex Stop" in worker_log  # the trusted hook ran, not only the notify fallback
     assert TURN_MARKER in found
+    harness.stop_resident(sandbox.funes_home)
 
     # (4) Remove: the user's files come back byte for byte; the memory is kept.
     sandbox.funes_ok("remove", "codex")

@@ -14,18 +14,9 @@ import json
 import subprocess
 from pathlib import Path
 
-from agent_harness import (
-    AGENT_CLIENTS,
-    AGENT_MARKS,
-    AgentEnv,
-    agent_sandbox,
-    hit_header,
-    run_get_line,
-    stub_model,
-    write_claude_transcript,
-)
+import agent_harness as harness
 
-pytestmark = AGENT_MARKS
+pytestmark = harness.AGENT_MARKS
 
 SEED_SESSION = "0199c0de-5eed-7000-8000-00000c0b1107"
 FACT = (
@@ -36,7 +27,7 @@ QUESTION = "why is the marigold-ledger importer capped per batch"
 # A word only the new turn contains, to find it again after the hook indexed it.
 TURN_MARKER = "sorrelwick8812"
 # The ~235 MB runtime Copilot unpacks on its first start, unpacked once by the agent kit.
-RUNTIME = AGENT_CLIENTS / "copilot-cache" / "pkg"
+RUNTIME = harness.AGENT_CLIENTS / "copilot-cache" / "pkg"
 # The user's settings.json: their own hook, laid out by hand.
 USER_SETTINGS = """{
   "autoUpdate": false,
@@ -47,8 +38,8 @@ USER_SETTINGS = """{
 """
 
 
-def copilot_env(root: Path, base_url: str) -> tuple[Path, AgentEnv]:
-    copilot, env = agent_sandbox(
+def copilot_env(root: Path, base_url: str) -> tuple[Path, harness.AgentEnv]:
+    copilot, env = harness.agent_sandbox(
         root,
         "copilot",
         COPILOT_OFFLINE="true",
@@ -70,14 +61,14 @@ def copilot_env(root: Path, base_url: str) -> tuple[Path, AgentEnv]:
 def test_copilot_with_funes_recalls_a_past_session_and_indexes_its_own_turn(
     tmp_path: Path,
 ) -> None:
-    with stub_model(
+    with harness.stub_model(
         tmp_path / "stub", tool_re="^funes-recall$", tool_args={"query": QUESTION}
     ) as stub:
         copilot, env = copilot_env(tmp_path, stub.base_url)
         settings = env.home / ".copilot" / "settings.json"
         settings.parent.mkdir(parents=True)
         settings.write_text(USER_SETTINGS)
-        seed = write_claude_transcript(
+        seed = harness.write_claude_transcript(
             env.home / ".claude",
             Path("/home/dev/ledger"),
             SEED_SESSION,
@@ -99,8 +90,8 @@ def test_copilot_with_funes_recalls_a_past_session_and_indexes_its_own_turn(
         assert "Memory of past sessions" in system  # funes.instructions.md
         passage = stub.passage("marigold-ledger")
     assert "400 rows per batch" in passage
-    assert f"session {SEED_SESSION}," in run_get_line(env, passage, SEED_SESSION)
-    assert "~/ledger" in hit_header(passage, SEED_SESSION)
+    assert f"session {SEED_SESSION}," in harness.run_get_line(env, passage, SEED_SESSION)
+    assert "~/ledger" in harness.hit_header(passage, SEED_SESSION)
 
     # 2. agentStop queued the turn; the worker indexed it from the session's events file.
     (events,) = (env.home / ".copilot" / "session-state").glob("*/events.jsonl")

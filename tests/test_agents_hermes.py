@@ -13,16 +13,9 @@ import re
 import subprocess
 from pathlib import Path
 
-from agent_harness import (
-    AGENT_MARKS,
-    AgentEnv,
-    agent_sandbox,
-    hit_header,
-    run_get_line,
-    stub_model,
-)
+import agent_harness as harness
 
-pytestmark = AGENT_MARKS
+pytestmark = harness.AGENT_MARKS
 
 SEED_SESSION = "20260102_030405_5eed01"
 FACT = (
@@ -57,7 +50,7 @@ db.end_session(sys.argv[1], "completed")
 """
 
 
-def seed_hermes_session(env: AgentEnv, hermes: Path) -> Path:
+def seed_hermes_session(env: harness.AgentEnv, hermes: Path) -> Path:
     """A finished past session in ~/.hermes/state.db, written by Hermes's own SessionDB."""
     python = hermes.parent / "python"
     seeded = env.run(
@@ -67,7 +60,7 @@ def seed_hermes_session(env: AgentEnv, hermes: Path) -> Path:
     return env.home / ".hermes" / "state.db"
 
 
-def plugin_rows(env: AgentEnv, hermes: Path) -> str:
+def plugin_rows(env: harness.AgentEnv, hermes: Path) -> str:
     listed = env.run([hermes, "plugins", "list", "--plain", "--no-bundled"], timeout=120)
     assert listed.returncode == 0, listed.stderr
     return listed.stdout
@@ -76,11 +69,11 @@ def plugin_rows(env: AgentEnv, hermes: Path) -> str:
 def test_hermes_with_funes_recalls_a_past_session_and_indexes_its_own_turn(
     tmp_path: Path,
 ) -> None:
-    hermes, env = agent_sandbox(tmp_path, "hermes")
+    hermes, env = harness.agent_sandbox(tmp_path, "hermes")
     config = env.home / ".hermes" / "config.yaml"
     config.parent.mkdir(parents=True)
 
-    with stub_model(
+    with harness.stub_model(
         tmp_path / "stub", tool_re="^funes_recall$", tool_args={"query": QUESTION}
     ) as stub:
         user_config = USER_CONFIG.format(base_url=stub.base_url)
@@ -101,8 +94,8 @@ def test_hermes_with_funes_recalls_a_past_session_and_indexes_its_own_turn(
         passage = stub.passage("marmalade-quasar")
     assert "02:40 UTC" in passage
     # Provenance: the seeded session, and the agent it came from.
-    assert f"session {SEED_SESSION}," in run_get_line(env, passage, SEED_SESSION)
-    assert " hermes " in hit_header(passage, SEED_SESSION)
+    assert f"session {SEED_SESSION}," in harness.run_get_line(env, passage, SEED_SESSION)
+    assert " hermes " in harness.hit_header(passage, SEED_SESSION)
 
     # 3. The on_session_end hook queued the new turn; the detached worker indexed state.db.
     match = re.search(r"session_id:\s*(\S+)", run.stdout + run.stderr)

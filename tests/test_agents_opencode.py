@@ -16,18 +16,9 @@ import sqlite3
 import subprocess
 from pathlib import Path
 
-from agent_harness import (
-    AGENT_CLIENTS,
-    AGENT_MARKS,
-    AgentEnv,
-    agent_sandbox,
-    hit_header,
-    run_get_line,
-    stub_model,
-    write_claude_transcript,
-)
+import agent_harness as harness
 
-pytestmark = AGENT_MARKS
+pytestmark = harness.AGENT_MARKS
 
 SEED_SESSION = "0199c0de-5eed-7000-8000-0000000c0de5"
 FACT = (
@@ -39,10 +30,10 @@ QUESTION = "why did the sprocket-lantern cache move to Valkey"
 TURN_MARKER = "fennelwort3307"
 # opencode npm-installs @opencode-ai/plugin into its config folder at every start and, offline,
 # stalls about 70 s without it: the kit's seed is that package, already installed.
-SEED = AGENT_CLIENTS / "opencode-seed"
+SEED = harness.AGENT_CLIENTS / "opencode-seed"
 
 
-def opencode_env(root: Path) -> tuple[Path, AgentEnv]:
+def opencode_env(root: Path) -> tuple[Path, harness.AgentEnv]:
     home = root / "home"
     xdg = {
         "XDG_CONFIG_HOME": str(home / ".config"),
@@ -50,7 +41,7 @@ def opencode_env(root: Path) -> tuple[Path, AgentEnv]:
         "XDG_CACHE_HOME": str(home / ".cache"),
         "XDG_STATE_HOME": str(home / ".local" / "state"),
     }
-    return agent_sandbox(
+    return harness.agent_sandbox(
         root,
         "opencode",
         **xdg,
@@ -83,7 +74,7 @@ def test_opencode_with_funes_recalls_a_past_session_and_indexes_its_own_turn(
     config_dir = env.home / ".config" / "opencode"
     if (SEED / "node_modules").is_dir():
         shutil.copytree(SEED, config_dir, dirs_exist_ok=True)
-    seed = write_claude_transcript(
+    seed = harness.write_claude_transcript(
         env.home / ".claude",
         Path("/home/dev/shop"),
         SEED_SESSION,
@@ -91,7 +82,7 @@ def test_opencode_with_funes_recalls_a_past_session_and_indexes_its_own_turn(
     )
     env.funes_ok("index", str(seed))
 
-    with stub_model(
+    with harness.stub_model(
         tmp_path / "stub", tool_re="^funes_recall$", tool_args={"query": QUESTION}
     ) as stub:
         config = config_dir / "opencode.json"
@@ -113,8 +104,8 @@ def test_opencode_with_funes_recalls_a_past_session_and_indexes_its_own_turn(
         assert "funes_recall" in system and "Memory of past sessions" in system  # FUNES.md
         passage = stub.passage("sprocket-lantern")
     assert "Redis 7.4 changed its licence" in passage
-    assert f"session {SEED_SESSION}," in run_get_line(env, passage, SEED_SESSION)
-    assert "~/shop" in hit_header(passage, SEED_SESSION)
+    assert f"session {SEED_SESSION}," in harness.run_get_line(env, passage, SEED_SESSION)
+    assert "~/shop" in harness.hit_header(passage, SEED_SESSION)
 
     # 2. session.idle queued the turn; the worker indexed it from opencode's database.
     database = env.home / ".local" / "share" / "opencode" / "opencode.db"
@@ -134,7 +125,7 @@ def test_opencode_with_funes_recalls_a_past_session_and_indexes_its_own_turn(
     assert session_id[:8] in listed and TURN_MARKER in listed
 
     # 4. A funes that cannot start never breaks opencode: the plugin's hook fails silently.
-    with stub_model(tmp_path / "stub2", tool_re="^none$") as stub:
+    with harness.stub_model(tmp_path / "stub2", tool_re="^none$") as stub:
         config.write_text(config.read_text().replace(base_url, stub.base_url))
         broken = {**env.env, "FUNES_BIN": str(tmp_path / "no-such-funes")}
         run = env.run([opencode, "run", "hello"], env=broken, timeout=180, stdin=subprocess.DEVNULL)

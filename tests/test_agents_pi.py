@@ -13,16 +13,9 @@ import json
 import subprocess
 from pathlib import Path
 
-from agent_harness import (
-    AGENT_MARKS,
-    AgentEnv,
-    agent_sandbox,
-    hit_header,
-    run_get_line,
-    stub_model,
-)
+import agent_harness as harness
 
-pytestmark = AGENT_MARKS
+pytestmark = harness.AGENT_MARKS
 
 SEED_SESSION = "0199c0de-5eed-7000-8000-00000000fac7"
 FACT = (
@@ -77,7 +70,7 @@ def write_pi_session(home: Path, cwd: str, session_id: str, user: str, assistant
     return path
 
 
-def write_stub_provider(env: AgentEnv, base_url: str) -> None:
+def write_stub_provider(env: harness.AgentEnv, base_url: str) -> None:
     models = {
         "providers": {
             "stub": {
@@ -92,7 +85,7 @@ def write_stub_provider(env: AgentEnv, base_url: str) -> None:
     (env.home / ".pi" / "agent" / "models.json").write_text(json.dumps(models))
 
 
-def write_user_package(env: AgentEnv) -> Path:
+def write_user_package(env: harness.AgentEnv) -> Path:
     """The user's own local pi package, which funes must leave alone."""
     package = env.home / "my-pi-tools"
     package.mkdir()
@@ -104,7 +97,7 @@ def write_user_package(env: AgentEnv) -> Path:
 
 
 def test_pi_with_funes_recalls_a_past_session_and_indexes_its_own_turn(tmp_path: Path) -> None:
-    pi, env = agent_sandbox(tmp_path, "pi", PI_SKIP_VERSION_CHECK="1", PI_TELEMETRY="0")
+    pi, env = harness.agent_sandbox(tmp_path, "pi", PI_SKIP_VERSION_CHECK="1", PI_TELEMETRY="0")
     settings = env.home / ".pi" / "agent" / "settings.json"
     settings.parent.mkdir(parents=True)
     user_package = write_user_package(env)
@@ -123,7 +116,9 @@ def test_pi_with_funes_recalls_a_past_session_and_indexes_its_own_turn(tmp_path:
     assert str(package) in listed.stdout and str(user_package) in listed.stdout, listed.stdout
 
     # 2. A scripted prompt: pi calls recall on its own; the model gets the seeded passage.
-    with stub_model(tmp_path / "stub", tool_re="^recall$", tool_args={"query": QUESTION}) as stub:
+    with harness.stub_model(
+        tmp_path / "stub", tool_re="^recall$", tool_args={"query": QUESTION}
+    ) as stub:
         write_stub_provider(env, stub.base_url)
         prompt = f"Which port did we pin the kumquat-zephyr proxy to? ({TURN_MARKER})"
         run = env.run(
@@ -136,9 +131,9 @@ def test_pi_with_funes_recalls_a_past_session_and_indexes_its_own_turn(tmp_path:
         passage = stub.passage("kumquat-zephyr")
     assert "port 7431" in passage
     # Provenance: the exact turn of the seeded session, and the agent and project it came from.
-    read = run_get_line(env, passage, SEED_SESSION, holding="turn=e5f6a7b8")
+    read = harness.run_get_line(env, passage, SEED_SESSION, holding="turn=e5f6a7b8")
     assert f"session {SEED_SESSION}," in read and "turn=e5f6a7b8" in read
-    header = hit_header(passage, SEED_SESSION)
+    header = harness.hit_header(passage, SEED_SESSION)
     assert " pi " in header and "~/billing" in header
 
     # 3. The agent_end hook queued the new session; the detached worker indexed it.

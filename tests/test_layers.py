@@ -42,21 +42,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
 ALLOWED_UPWARD: dict[tuple[str, str], str] = {}
 
 # Known import cycles (as sets of modules), each with why it stays for now.
-ALLOWED_CYCLES: dict[frozenset[str], str] = {
-    frozenset({"funes.project.purge", "funes.sync.push"}): (
-        "a purge rewrites shards with push's writer; a push runs the purge it was asked for"
-    ),
-    frozenset(
-        {
-            "funes.inspect.doctor",
-            "funes.inspect.checks_agents",
-            "funes.inspect.checks_local",
-            "funes.inspect.checks_mcp",
-            "funes.inspect.checks_remote",
-            "funes.inspect.checks_retention",
-        }
-    ): "the doctor runs its checks; each check returns the doctor's Check",
-}
+ALLOWED_CYCLES: dict[frozenset[str], str] = {}
 
 
 def modules() -> dict[str, Path]:
@@ -173,3 +159,29 @@ def test_no_import_cycles() -> None:
     assert not unexpected, f"import cycles: {unexpected}"
     stale = [sorted(c) for c in ALLOWED_CYCLES if c not in found]
     assert not stale, f"no longer a cycle, drop from ALLOWED_CYCLES: {stale}"
+
+
+# What only the resident service may load: the memory (lancedb, arrow), numpy and the models.
+HEAVY = ("lancedb", "pyarrow", "numpy", "torch", "tokenizers", "transformers")
+# ... and what only it needs to speak MCP.
+THIN_NEVER = (*HEAVY, "mcp", "mcp_types", "pydantic", "pydantic_core", "anyio")
+
+
+def test_the_thin_mcp_server_loads_no_memory() -> None:
+    """`funes mcp` is a pipe to the resident service's session: the standard library alone, so a
+    session's server stays small however many sessions run (the service holds the memory and
+    the MCP SDK)."""
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys\n"
+        "from funes.cli.mcp_cmd import command\n"
+        "from funes.integrations import thin_mcp\n"
+        "thin_mcp.Pipe(None)\n"
+        f"print(sorted(m for m in sys.modules if m.split('.')[0] in {THIN_NEVER!r}))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=True
+    )
+    assert done.stdout.strip() == "[]"

@@ -51,4 +51,4 @@ def test_a_full_disk_is_named_with_the_room_needed_and_nothing_is_lost(small_dis
     doctor = {c["name"]: c for c in json.loads(funes("doctor", "--json").stdout)["checks"]}
     assert doctor["stored data"]["ok"], doctor["stored data"]
     recalled = funes("recall", "redis", "--format", "agent")
-    assert recalled.returncode == 0 and "passage(s)" in recalled.stdout
+    assert recalled.returncode == 0 and "place(s)" in recalled.stdout

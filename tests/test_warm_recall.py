@@ -77,6 +77,7 @@ def warm_home(tmp_funes_home: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator
     for sock in sockets(tmp_funes_home):
         pid = service_pid(sock)
         if pid is not None:
+            os.kill(pid, signal.SIGCONT)  # one a test stopped
             os.kill(pid, signal.SIGTERM)
 
 

@@ -16,10 +16,11 @@ import click
 )
 @click.option("--json", "as_json", is_flag=True, help='Print {"ok", "checks": [...]} as JSON.')
 def command(fix: bool, deep: bool, as_json: bool) -> None:
-    """Check the memory, its indexes and disk use, the writer lock, the hook queue, every wired
-    agent (its files, whether the agent loads funes, whether its hook fires) and every bound Hub
-    memory. Each failing check says what to do. Exit status 0 when all pass, 1 when one
-    fails, 2 when none fails but some could not be confirmed (WARN: an agent CLI that is
+    """Check the memory, its indexes and disk use, the writer lock, the hook queue, the
+    resident service (and any MCP server working without it), every wired agent (its files,
+    whether the agent loads funes, whether its hook fires) and every bound Hub memory. Each
+    failing check says what to do. Exit status 0 when all pass, 1 when one fails, 2 when
+    none fails but some could not be confirmed (WARN: an agent CLI that is
     not here to ask, a hook that has not fired yet, transcript lines that could not be read).
 
     \b

@@ -22,10 +22,14 @@ def command(memories: tuple[str, ...], memory_options: tuple[str, ...]) -> None:
     working directory's repository declares (funes.toml) is read too.
     Agents start this themselves once `funes add <agent>` has registered it.
 
+    The server is a small pipe to the memory's resident service, which holds the memory open
+    for every session and CLI call (started on demand, gone after FUNES_WARM_IDLE_S idle
+    seconds); FUNES_WARM_IDLE_S=0 makes it work in-process. `funes status` names the service.
+
     \b
       funes mcp
       funes mcp local acme/team-memory
     """
-    from funes.integrations.mcp_server import serve
+    from funes.integrations.thin_mcp import serve
 
     serve(",".join([*memories, *memory_options]) or None)

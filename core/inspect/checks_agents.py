@@ -14,17 +14,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from funes.inspect.doctor import Check, warning
-from funes.paths import (
-    claude_home,
-    codex_home,
-    copilot_home,
-    gemini_dir,
-    hermes_home,
-    opencode_db,
-    pi_agent_dir,
-    qwen_home,
-)
+from funes import paths
+from funes.inspect.check import Check, warning
 
 CLI_TIMEOUT_S = 60.0
 READD = "run `funes add {agent}` again (it rewrites what is missing), then start a new session"
@@ -222,6 +213,8 @@ def _read_hermes(stdout: str) -> tuple[bool, str, str]:
 
 
 def _read_gemini(stdout: str) -> tuple[bool, str, str]:
+    from funes.inspect.checks_mcp import gemini_extension
+
     entry = gemini_extension(stdout)
     if entry is None:
         return False, "`gemini extensions list` does not list funes", READD.format(agent="gemini")
@@ -236,31 +229,6 @@ def _read_gemini(stdout: str) -> tuple[bool, str, str]:
     if problem:
         return False, f"Gemini CLI loads funes, but {problem}", READD.format(agent="gemini")
     return True, f"Gemini CLI loads the funes extension {entry.get('version', '')}".rstrip(), ""
-
-
-def _json_after_notices(said: str) -> Any:
-    """The JSON a CLI printed after notices of its own (Gemini CLI warns about policy files
-    first); ValueError when there is none."""
-    lines = said.splitlines()
-    for start, line in enumerate(lines):
-        if line.startswith(("[", "{")):
-            try:
-                return json.loads("\n".join(lines[start:]))
-            except ValueError:
-                continue
-    raise ValueError("no JSON in the output")
-
-
-def gemini_extension(said: str) -> dict[str, Any] | None:
-    """The funes extension in `gemini extensions list -o json`, when it is the one funes links."""
-    from funes.installers.gemini import extension_dir
-
-    ours = str(extension_dir())
-    for entry in _json_after_notices(said):
-        source = (entry.get("installMetadata") or {}).get("source")
-        if entry.get("name") == "funes" and ours in (source, entry.get("path")):
-            return entry
-    return None
 
 
 def _read_qwen(stdout: str) -> tuple[bool, str, str]:
@@ -346,17 +314,18 @@ def _loaded_check(agent: str, answer: tuple[bool | None, str, str]) -> Check:
 def newest_transcript(agent: str) -> float | None:
     """The mtime of the newest transcript `agent` wrote (None when it has none)."""
     patterns = {
-        "claude": (claude_home() / "projects", "*.jsonl"),
-        "codex": (codex_home() / "sessions", "*.jsonl*"),
-        "pi": (pi_agent_dir() / "sessions", "*.jsonl"),
-        "gemini": (gemini_dir() / "tmp", "session-*.jsonl"),
-        "qwen": (qwen_home() / "projects", "*.jsonl"),
-        "copilot": (copilot_home() / "session-state", "events.jsonl"),
+        "claude": (paths.claude_home() / "projects", "*.jsonl"),
+        "codex": (paths.codex_home() / "sessions", "*.jsonl*"),
+        "pi": (paths.pi_agent_dir() / "sessions", "*.jsonl"),
+        "gemini": (paths.gemini_dir() / "tmp", "session-*.jsonl"),
+        "qwen": (paths.qwen_home() / "projects", "*.jsonl"),
+        "copilot": (paths.copilot_home() / "session-state", "events.jsonl"),
     }
     if agent == "hermes":
-        files = [hermes_home() / "state.db"]
+        files = [paths.hermes_home() / "state.db"]
     elif agent == "opencode":  # written in WAL mode: the -wal file moves first
-        files = [opencode_db(), opencode_db().with_name(opencode_db().name + "-wal")]
+        database = paths.opencode_db()
+        files = [database, database.with_name(database.name + "-wal")]
     elif agent in patterns:
         root, pattern = patterns[agent]
         files = list(root.rglob(pattern)) if root.is_dir() else []

@@ -11,7 +11,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from funes.inspect.doctor import Check, warning
+from funes.index.diskfull import size as _size
+from funes.inspect.check import Check, warning
 from funes.paths import funes_home, local_memory_dir
 
 # A backlog is normal while hooks catch up; one untouched this long means nothing is working it.
@@ -314,14 +315,6 @@ def _maintain_repair():  # -> Callable[[], str]
         return "; ".join(done) or "nothing needed doing"
 
     return repair
-
-
-def _size(n: float) -> str:
-    for unit in ("B", "KB", "MB", "GB"):
-        if n < 1024 or unit == "GB":
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1024
-    return f"{n:.1f} TB"
 
 
 def backlog_checks() -> list[Check]:

@@ -10,7 +10,7 @@ import os
 import tempfile
 from typing import Any
 
-from funes.inspect.doctor import Check
+from funes.inspect.check import Check
 
 START_TIMEOUT_S = 90.0
 TOOLS = {"recall", "get", "status"}
@@ -23,8 +23,6 @@ def configured_server(agent: str, said: str) -> dict[str, Any] | None:
     entry: dict[str, Any]
     try:
         if agent == "gemini":
-            from funes.inspect.checks_agents import gemini_extension
-
             server = ((gemini_extension(said) or {}).get("mcpServers") or {}).get("funes")
         elif agent == "qwen":  # `qwen mcp list` shows no arguments: read what it reads
             from funes.installers.qwen import settings_path
@@ -107,3 +105,28 @@ def server_check(agent: str, server: dict[str, Any]) -> Check:
             f"run `funes add {agent}` again to update its command",
         )
     return Check(name, True, f"`{argv}` starts and serves {', '.join(tools)}")
+
+
+def _json_after_notices(said: str) -> Any:
+    """The JSON a CLI printed after notices of its own (Gemini CLI warns about policy files
+    first); ValueError when there is none."""
+    lines = said.splitlines()
+    for start, line in enumerate(lines):
+        if line.startswith(("[", "{")):
+            try:
+                return json.loads("\n".join(lines[start:]))
+            except ValueError:
+                continue
+    raise ValueError("no JSON in the output")
+
+
+def gemini_extension(said: str) -> dict[str, Any] | None:
+    """The funes extension in `gemini extensions list -o json`, when it is the one funes links."""
+    from funes.installers.gemini import extension_dir
+
+    ours = str(extension_dir())
+    for entry in _json_after_notices(said):
+        source = (entry.get("installMetadata") or {}).get("source")
+        if entry.get("name") == "funes" and ours in (source, entry.get("path")):
+            return entry
+    return None

@@ -5,7 +5,7 @@ from __future__ import annotations
 import calendar
 import time
 
-from funes.inspect.doctor import Check
+from funes.inspect.check import Check
 
 
 def remote_checks() -> list[Check]:

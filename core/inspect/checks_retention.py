@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from funes.inspect.doctor import Check, warning
+from funes.inspect.check import Check, warning
 from funes.model import AGENT_HARNESS
 
 _SHOWN = 3

@@ -19,45 +19,23 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any
 
+from funes.inspect.check import Check, warning
 
-@dataclass
-class Check:
-    name: str
-    ok: bool
-    detail: str
-    fix: str = ""  # what to do about it, for people ("" when there is nothing to do)
-    # The safe repair `--fix` applies; returns what it did, one line.
-    repair: Callable[[], str] | None = field(default=None, repr=False, compare=False)
-    # Not ok, but not known to be broken either: could not be confirmed (`ok` is False too).
-    warn: bool = False
-
-    @property
-    def status(self) -> str:
-        return "ok" if self.ok else "warn" if self.warn else "fail"
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "ok": self.ok,
-            "status": self.status,
-            "detail": self.detail,
-            "fix": self.fix,
-        }
-
-
-def warning(name: str, detail: str, fix: str = "") -> Check:
-    """A check that could not be confirmed: shown as WARN, never counted as a pass."""
-    return Check(name, False, detail, fix, warn=True)
+__all__ = ["Check", "exit_status", "format_human", "format_json", "run_checks", "warning"]
 
 
 Probe = Callable[[], list[Check]]
 
 
 def probes(deep: bool = False) -> list[Probe]:
-    from funes.inspect import checks_agents, checks_local, checks_remote, checks_retention
+    from funes.inspect import (
+        checks_agents,
+        checks_local,
+        checks_remote,
+        checks_retention,
+        checks_service,
+    )
 
     return [
         checks_local.home_checks,
@@ -67,6 +45,7 @@ def probes(deep: bool = False) -> list[Probe]:
         checks_local.lock_checks,
         checks_local.queue_checks,
         checks_local.at_rest_checks,
+        checks_service.service_checks,
         (lambda: checks_agents.agent_checks(deep=True)) if deep else checks_agents.agent_checks,
         checks_remote.remote_checks,
     ]

@@ -133,11 +133,13 @@ def build_prompt(question: str, passages: str) -> str:
 def plan_from_recall(question: str, result: Any) -> AskPlan:
     """The prompt for a `funes.retrieve` RecallResult, trimmed to fit one argv entry."""
     from funes.retrieve import format_agent
+    from funes.retrieve.budget import EXCERPT_CHARS
 
     hits = list(result.hits)
     while True:
         trimmed = dataclasses.replace(result, hits=hits)
-        prompt = build_prompt(question, format_agent(trimmed))
+        # The answering agent cannot expand a place: each is shown as a full excerpt.
+        prompt = build_prompt(question, format_agent(trimmed, snippet=EXCERPT_CHARS))
         if len(prompt.encode()) <= MAX_PROMPT_BYTES or len(hits) == 1:
             break
         hits = hits[:-1]

@@ -1,19 +1,25 @@
-"""A `funes recall` or `funes get` process answered by a warm funes process of the same memory.
+"""The client side of the resident service: one warm funes process per memory that answers
+`funes recall`, `funes get` and every `funes mcp` tool call (`funes.cli.warm_service`).
 
-pi and Hermes run `funes recall` as a process per tool call, and people do too: a cold process
-spends most of a second importing lancedb and loading the model before it searches. So the
-first such call runs in-process as always and, once it has answered, starts
-`python -m funes.cli.warm_service` detached. Later calls made with the same environment hand
-their command line to it over a Unix socket in `$FUNES_HOME/run/` (folder 0700, socket 0600),
-print the bytes it captured on stdout and stderr and exit with its exit status: the same output
-and errors as in-process, because the service runs the same click command with the caller's
-working directory, terminal flag and stream encoding. It exits after `$FUNES_WARM_IDLE_S`
-seconds without a call (default 600; 0 turns the warm path off).
+pi and Hermes run `funes recall` as a process per tool call, each agent session starts its own
+`funes mcp`, and people do both at once: a process that opens the memory itself spends most of
+a second and ~300 MB importing lancedb and loading the model. So one service per memory holds
+them, and every caller hands it its call over a Unix socket in `$FUNES_HOME/run/` (folder 0700,
+socket 0600, its owner's only):
 
-Anything unexpected (no service, a stale socket file, a refused or broken connection, a service
-that declines the call) and the call runs in-process, exactly as before. This module is on the
-console script's path before click: standard library only, so a call costs nothing extra before
-it knows whether it needs lancedb.
+- a CLI call (`recall`, `get`) hands over its command line and prints the bytes the service
+  captured on stdout and stderr, exiting with its status: the same output and errors as
+  in-process, because the service runs the same click command with the caller's working
+  directory, environment, terminal flag and stream encoding;
+- an MCP tool call hands over the tool's name and arguments (`funes.integrations.thin_mcp`),
+  and gets back the result the same tool function returned in the service.
+
+The service acknowledges a call the moment it accepts it and sends a heartbeat byte every
+second while it works, so a caller waits at most a few seconds on a service that is stopped
+(`kill -STOP`) or wedged, then does the work itself. Anything unexpected (no service, a stale
+socket file, something other than our own socket at its path, a refused or broken connection, a
+service that declines) and the call runs in-process, exactly as before. This module is on the
+console script's path before click: standard library only.
 """
 
 from __future__ import annotations
@@ -22,7 +28,9 @@ import hashlib
 import json
 import os
 import socket
+import stat
 import sys
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -34,21 +42,40 @@ from funes.paths import funes_home, logs_dir
 COMMANDS = frozenset({"recall", "get"})
 IDLE_ENV = "FUNES_WARM_IDLE_S"
 DEFAULT_IDLE_S = 600.0
-PROTOCOL = 1
-# Connecting to a listening Unix socket is immediate; a call queued behind another (the service
-# answers one at a time) waits for it, but never longer than an agent waits for a tool.
+PROTOCOL = 2
+# Connecting to a listening Unix socket is immediate, and a live service acknowledges a call
+# at once and then beats every HEARTBEAT_S: a caller gives up on one that stays silent longer.
 CONNECT_TIMEOUT_S = 1.0
-ANSWER_TIMEOUT_S = 120.0
+ACK_TIMEOUT_S = 3.0
+SILENCE_TIMEOUT_S = 10.0
+HEARTBEAT_S = 1.0
+ANSWER_TIMEOUT_S = 600.0
+ACK = b"+"
+# The largest call a service reads (an MCP argument may be long; the tools refuse what is too
+# long for them, in their own words); a larger one runs in-process.
+MAX_REQUEST_BYTES = 64 << 20
 # sockaddr_un holds 108 bytes (104 on macOS): a longer path is reached through its folder's
 # descriptor on Linux (`/proc/self/fd/N/name`); elsewhere such a FUNES_HOME has no warm path.
 MAX_SOCKET_PATH = 100
-# The variables a call's answer can depend on (funes's own, the Hugging Face and Lance ones,
-# Python's, locale and the agents' homes): a service only answers calls whose values match
-# its own, because each combination gets its own socket.
-_PREFIXES = ("FUNES_", "HF_", "HUGGINGFACE_", "LANCE", "PYTHON", "XDG_", "LC_", "TRANSFORMERS_")
-_NAMES = frozenset(
+# The variables that pick what a service answers from (funes's settings, where the models are
+# cached): a service answers only callers whose values match its own, each combination with
+# its own socket. (FUNES_HOME is in the socket's path.)
+_NOT_CONFIG = frozenset({IDLE_ENV, "FUNES_BIN", "FUNES_HOME"})
+_MODEL_CACHES = frozenset(
+    {"HF_HOME", "HF_HUB_CACHE", "HUGGINGFACE_HUB_CACHE", "TRANSFORMERS_CACHE"}
+)
+# The rest of what an answer can depend on (the home folder, locale, time zone, the agents'
+# homes, the Hub's offline switch, Lance's logging): each call carries its own values and the
+# service runs it with them, so agents that pass different environments to their MCP servers
+# still share one service.
+_CALL_PREFIXES = ("PYTHON", "XDG_", "LC_", "HF_", "HUGGINGFACE_", "LANCE", "TRANSFORMERS_")
+_CALL_NAMES = frozenset(
     {"HOME", "LANG", "TZ", "CLAUDE_CONFIG_DIR", "CODEX_HOME", "PI_CODING_AGENT_DIR", "HERMES_HOME"}
 )
+
+
+def _config_variable(name: str) -> bool:
+    return (name.startswith("FUNES_") and name not in _NOT_CONFIG) or name in _MODEL_CACHES
 
 
 def idle_seconds() -> float:
@@ -71,18 +98,27 @@ def eligible(argv: Sequence[str]) -> bool:
     return not any(arg in ("-h", "--help") for arg in options)
 
 
+def call_variable(name: str) -> bool:
+    """A variable each call brings and the service sets while it runs that call."""
+    if _config_variable(name):
+        return False
+    return name in _CALL_NAMES or name.startswith(_CALL_PREFIXES)
+
+
+def call_environment() -> dict[str, str]:
+    return {name: value for name, value in os.environ.items() if call_variable(name)}
+
+
 def environment_key() -> str:
-    relevant = sorted(
-        (name, value)
-        for name, value in os.environ.items()
-        if name in _NAMES or name.startswith(_PREFIXES)
-    )
-    blob = json.dumps([PROTOCOL, sys.executable, relevant]).encode()
+    relevant = sorted((name, value) for name, value in os.environ.items() if _config_variable(name))
+    # The installation (its prefix), not the interpreter's name: a console script runs
+    # `python3` where `python -m funes` runs `python`, and both must reach one service.
+    blob = json.dumps([PROTOCOL, os.path.realpath(sys.prefix), relevant]).encode()
     return hashlib.sha256(blob).hexdigest()[:12]
 
 
 def socket_path() -> Path:
-    return funes_home() / "run" / f"recall-{environment_key()}.sock"
+    return funes_home() / "run" / f"resident-{environment_key()}.sock"
 
 
 def lock_path(sock: Path) -> Path:
@@ -108,6 +144,79 @@ def address(sock: Path) -> Iterator[str]:
         os.close(folder)
 
 
+def ours(sock: Path) -> bool:
+    """True when `sock` is a socket this user owns, in a folder only this user can enter: never
+    a symlink (connecting would follow it anywhere) nor a file someone else put there."""
+    try:
+        folder, entry = os.lstat(sock.parent), os.lstat(sock)
+    except OSError:
+        return False
+    uid = os.getuid()
+    private = stat.S_ISDIR(folder.st_mode) and folder.st_mode & 0o077 == 0
+    return private and folder.st_uid == uid and stat.S_ISSOCK(entry.st_mode) and entry.st_uid == uid
+
+
+class Declined(Exception):
+    """The service would not answer this call as the caller would (or went away)."""
+
+    def __init__(self, status: str) -> None:
+        super().__init__(status)
+        self.status = status
+
+
+def ask(sock: Path, request: dict[str, Any]) -> tuple[dict[str, Any], bytes]:
+    """Send `request` to the service at `sock`; its reply's header and body.
+
+    OSError when no live service answers there (nothing listening, something that is not our
+    socket, a service silent past its heartbeat); Declined when it answers that it will not."""
+    if not reachable(sock) or not ours(sock):
+        raise FileNotFoundError(f"{sock}: no service socket")
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
+        conn.settimeout(CONNECT_TIMEOUT_S)
+        with address(sock) as where:
+            conn.connect(where)
+        conn.sendall(json.dumps({"v": PROTOCOL, **request}).encode() + b"\n")
+        conn.shutdown(socket.SHUT_WR)
+        data = _read_reply(conn)
+    head, sep, body = data.partition(b"\n")
+    if not sep:
+        raise ConnectionResetError("the service went away mid-call")
+    try:
+        header = json.loads(head)
+    except ValueError as error:
+        raise ConnectionResetError(f"a garbled reply: {error}") from None
+    if not isinstance(header, dict):
+        raise ConnectionResetError("a garbled reply")
+    if header.get("status") != "ok":
+        raise Declined(str(header.get("status")))
+    return header, body
+
+
+def _read_reply(conn: socket.socket) -> bytes:
+    """The reply after the service's acknowledgement and heartbeats; TimeoutError when it is
+    silent too long (stopped, wedged) or takes longer than any call should."""
+    deadline = time.monotonic() + ANSWER_TIMEOUT_S
+    conn.settimeout(ACK_TIMEOUT_S)
+    parts: list[bytes] = []
+    started = False
+    while time.monotonic() < deadline:
+        piece = conn.recv(1 << 16)
+        if not piece:
+            return b"".join(parts)
+        if not started:
+            piece = piece.lstrip(ACK)
+            started = bool(piece)
+            conn.settimeout(SILENCE_TIMEOUT_S)
+        if piece:
+            parts.append(piece)
+    raise TimeoutError("the service took too long")
+
+
+def call_context() -> dict[str, Any]:
+    """Where and with what the call runs: the caller's working directory and variables."""
+    return {"cwd": os.getcwd(), "env": call_environment(), "pid": os.getpid()}
+
+
 @dataclass(frozen=True)
 class Outcome:
     exit_code: int | None  # None: run the command in-process
@@ -121,29 +230,22 @@ def forward(argv: Sequence[str]) -> Outcome:
     if not reachable(path):
         return Outcome(None)
     try:
-        owner = path.stat().st_uid
-    except OSError:
+        header, body = ask(path, _request(argv))
+    except Declined as declined:
+        return Outcome(None, path if declined.status == "stale" else None)
+    except (OSError, ValueError):  # none there, refused, reset, silent, garbled
         return Outcome(None, path)
-    if owner != os.getuid():
-        return Outcome(None)
-    try:
-        answer = _ask(path, _request(argv))
-    except (OSError, ValueError):  # stale socket, refused, reset, timed out, garbled
-        return Outcome(None, path)
-    if answer is None:
-        return Outcome(None, path)
-    header, out, err = answer
-    status = header.get("status")
-    if status != "ok":
-        return Outcome(None, path if status == "stale" else None)
-    exit_code = header.get("exit")
+    exit_code, out_len, err_len = header.get("exit"), header.get("out"), header.get("err")
     stdout, stderr = getattr(sys.stdout, "buffer", None), getattr(sys.stderr, "buffer", None)
-    if not isinstance(exit_code, int) or stdout is None or stderr is None:
+    if not all(isinstance(n, int) for n in (exit_code, out_len, err_len)):
         return Outcome(None)
+    if stdout is None or stderr is None or len(body) != out_len + err_len:  # type: ignore[operator]
+        return Outcome(None)
+    assert isinstance(exit_code, int) and isinstance(out_len, int)
     try:
-        stdout.write(out)
+        stdout.write(body[:out_len])
         stdout.flush()
-        stderr.write(err)
+        stderr.write(body[out_len:])
         stderr.flush()
     except OSError:  # the reader went away mid-answer: printing it again would not help
         return Outcome(1)
@@ -153,15 +255,16 @@ def forward(argv: Sequence[str]) -> Outcome:
 def _request(argv: Sequence[str]) -> dict[str, Any]:
     stdout = sys.stdout
     return {
-        "v": PROTOCOL,
+        "kind": "cli",
+        "client": "cli",
         "argv": list(argv),
         "prog_name": program_name(),
-        "cwd": os.getcwd(),
         "isatty": bool(stdout.isatty()),
         "encoding": getattr(stdout, "encoding", None) or "utf-8",
         "errors": getattr(stdout, "errors", None) or "strict",
         "stderr_encoding": getattr(sys.stderr, "encoding", None) or "utf-8",
         "stderr_errors": getattr(sys.stderr, "errors", None) or "backslashreplace",
+        **call_context(),
     }
 
 
@@ -177,47 +280,32 @@ def program_name() -> str:
     return f"python -m {module.lstrip('.')}"
 
 
-def _ask(path: Path, request: dict[str, Any]) -> tuple[dict[str, Any], bytes, bytes] | None:
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
-        conn.settimeout(CONNECT_TIMEOUT_S)
-        with address(path) as where:
-            conn.connect(where)
-        conn.settimeout(ANSWER_TIMEOUT_S)
-        conn.sendall(json.dumps(request).encode() + b"\n")
-        conn.shutdown(socket.SHUT_WR)
-        data = _read_all(conn)
-    head, sep, body = data.partition(b"\n")
-    if not sep:
-        return None  # the service went away mid-call
-    header = json.loads(head)
-    if not isinstance(header, dict):
-        return None
-    if header.get("status") != "ok":
-        return header, b"", b""
-    out_len, err_len = int(header["out"]), int(header["err"])
-    if len(body) != out_len + err_len:
-        return None
-    return header, body[:out_len], body[out_len:]
-
-
-def _read_all(conn: socket.socket) -> bytes:
-    parts = []
-    while piece := conn.recv(1 << 16):
-        parts.append(piece)
-    return b"".join(parts)
-
-
 def start_service(path: Path) -> None:
-    """Start the warm service for the socket `path` (this environment's, computed before the
-    call ran: running it may set variables, such as LANCEDB_LOG), detached; a second one started
-    at the same time finds the first holding the lock and exits."""
+    """Start the service for the socket `path` (this environment's, computed before the call
+    ran: running it may set variables, such as LANCEDB_LOG), detached; a second one started at
+    the same time finds the first holding the lock and exits."""
     try:
         from funes.integrations.hook import rotate_log, spawn_detached
 
+        # Fewer malloc arenas: the service's threads share its memory rather than each
+        # keeping a heap of its own (tens of MB on a large memory).
+        os.environ.setdefault("MALLOC_ARENA_MAX", "2")
         log_folder = logs_dir()
         log_folder.mkdir(parents=True, exist_ok=True)
         log = log_folder / "warm.log"
         rotate_log(log)
         spawn_detached([sys.executable, "-m", "funes.cli.warm_service", str(path)], log)
     except OSError:
-        pass  # the warm path is an optimisation: this call has already answered
+        pass  # the warm path is an optimisation: the call runs in-process
+
+
+def service_info(path: Path | None = None) -> dict[str, Any] | None:
+    """What the running service says about itself (pid, since, RSS, callers); None when none
+    answers."""
+    sock = path or socket_path()
+    try:
+        header, body = ask(sock, {"kind": "info", "client": "status", **call_context()})
+        info = json.loads(body)
+    except (OSError, ValueError, Declined):
+        return None
+    return info if isinstance(info, dict) and header.get("status") == "ok" else None

@@ -16,16 +16,30 @@ from __future__ import annotations
 import tempfile
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 MAX_ATTEMPTS = 10
 
+# How a push writes a shard: (path_in_repo, rows, folder) -> (its path in the repo, its file).
+# Passed in by the push, whose writer it is, so a purge depends on nothing above it.
+ShardWriter = Callable[[Callable[[str], str], Any, Path], tuple[str, Path]]
 
-def purge(remote: Any, cache: Any, say: Callable[[str], None]) -> Any:
+
+@dataclass
+class PurgeReport:
+    commit: str = ""
+    rows_kept: int = 0
+    shards_removed: int = 0
+    lfs_deleted: int = 0
+
+
+def purge(
+    remote: Any, cache: Any, say: Callable[[str], None], write_shard: ShardWriter
+) -> PurgeReport:
     from funes.project.published import honour_tombstones
     from funes.sync.hub import HubError, PushConflict
-    from funes.sync.push import PurgeReport, _write_shard
     from funes.sync.remote import SHARD_FOLDER, sync_cache
 
     spec = cache.spec
@@ -45,7 +59,7 @@ def purge(remote: Any, cache: Any, say: Callable[[str], None]) -> Any:
                 rows = store.scan(list(store.table.schema.names))
                 report.rows_kept = rows.num_rows
                 if rows.num_rows:
-                    shard_path, shard_file = _write_shard(spec.path_in_repo, rows, Path(tmp))
+                    shard_path, shard_file = write_shard(spec.path_in_repo, rows, Path(tmp))
                     files[shard_path] = shard_file
             # A rewrite holding the same ids as an old shard gets its name: replaced, not deleted.
             doomed = tuple(path for path in shards if path not in files)

@@ -56,14 +56,18 @@ class _Group:
     hits: list[tuple[int, Hit]] = field(default_factory=list)  # (rank, hit)
 
 
-def format_agent(result: RecallResult, max_tokens: int | None = None) -> str:
+def format_agent(
+    result: RecallResult, max_tokens: int | None = None, snippet: int = SNIPPET_CHARS
+) -> str:
     """The recall page. With `max_tokens`, places are taken best first while they fit (as
-    shorter snippets, the best one too) and a note says how many were left out."""
+    shorter snippets, the best one too) and a note says how many were left out. `snippet`: how
+    much of each place but the best is shown (a reader that cannot ask for more, such as
+    `funes ask`'s one-shot answer, gets longer ones)."""
     notes = [*result.notes, *weak_notes(result)]
     if not result.hits:
         return "\n".join([_header(0, 0, result), *_note_lines(notes), NO_RESULTS]) + "\n"
     if max_tokens is None:
-        return _render(result, result.hits, notes, SNIPPET_CHARS, best_whole=True)
+        return _render(result, result.hits, notes, snippet, best_whole=True)
     snippet = max(MIN_SNIPPET_CHARS, min(SNIPPET_CHARS, max_tokens * CHARS_PER_TOKEN // 6))
     room = max_tokens * CHARS_PER_TOKEN
     shown = list(result.hits)

@@ -26,6 +26,7 @@ from funes.memory_spec import RemoteSpec, parse_remote_spec
 from funes.paths import funes_home, local_memory_dir, logs_dir
 from funes.project.curate import MANIFEST
 from funes.project.published import honour_tombstones, record_published, tombstone_file
+from funes.project.purge import PurgeReport, purge
 from funes.sync.card import CardStats, plan_card
 from funes.sync.gate import HeldBack, block_key, find_dirty_blocks, reassemble_blocks
 from funes.sync.hub import HubError, HubRemote, PushConflict, RepoMissing
@@ -59,14 +60,6 @@ class PushReport:
     @property
     def everything_held(self) -> bool:
         return self.pushed == 0 and self.held.rows > 0
-
-
-@dataclass
-class PurgeReport:
-    commit: str = ""
-    rows_kept: int = 0
-    shards_removed: int = 0
-    lfs_deleted: int = 0
 
 
 Progress = Callable[[str], None]
@@ -184,9 +177,7 @@ def push(
     else:
         raise HubError(f"{remote_spec.uri} kept changing; gave up after {MAX_ATTEMPTS} attempts")
     if purge_history:
-        from funes.project.purge import purge
-
-        report.purged = purge(remote, cache, say)
+        report.purged = purge(remote, cache, say, _write_shard)
     stamp = push_stamp(remote_spec)
     stamp.parent.mkdir(parents=True, exist_ok=True)
     stamp.touch()
