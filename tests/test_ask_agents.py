@@ -34,10 +34,9 @@ def scripted_model(tmp_path: Path) -> Iterator[ScriptedModel]:
 
 
 PASSAGES = """\
-[2026-03-04 10:11] claude_code ~/shop 5f1c2a9e assistant text
-  → funes get 5f1c2a9e 7d2e0000-0000-4000-8000-02
-│ We dropped the redis cache because eviction storms doubled p99 latency during the sale.
----"""
+== 5f1c2a9e claude_code ~/shop
+#1 [2026-03-04 10:11] seq2 assistant text → funes get 5f1c2a9e 2
+│ We dropped the redis cache because eviction storms doubled p99 latency during the sale."""
 
 
 @pytest.mark.parametrize("agent", AGENTS)
