@@ -57,8 +57,12 @@ from funes.integrations.warm import (
 # How often an idle service looks at its socket file (gone or replaced: exit) and its clock.
 TICK_S = 1.0
 REQUEST_TIMEOUT_S = 5.0
-# Calls answered at once; more wait their turn, and past MAX_QUEUED a caller works in-process.
+# Calls taken at once; more wait their turn, and past MAX_QUEUED a caller works in-process.
 WORKERS = 4
+# Commands run at once inside the gate: one. Eight concurrent recalls in one process raced in
+# the vector search ("operands could not be broadcast", tests/test_resident.py), so commands
+# take turns until that is found; declines, acknowledgements and heartbeats still go on beside.
+RUNNING_AT_ONCE = 1
 MAX_QUEUED = 64
 # Callers remembered for `info` (the most recent ones).
 MAX_CALLERS = 64
@@ -178,7 +182,7 @@ class Service:
         self.identity = _identity(sock)
         self.started = time.time()
         self.code = _Code()
-        self.gate = Gate(call_variable, WORKERS)
+        self.gate = Gate(call_variable, RUNNING_AT_ONCE)
         self.pool = ThreadPoolExecutor(WORKERS, thread_name_prefix="call")
         self.lock = threading.Lock()
         self.open: set[_Connection] = set()
