@@ -134,7 +134,7 @@ def name_subagents(store: Any, session_ids: list[str]) -> dict[str, tuple[str, s
     parent_handles = session_handles(store, set(children.values()))
     named: dict[str, tuple[str, str]] = {}
     for child, parent in children.items():
-        about = describe(store, child)
+        about = describe(store, child, parent)
         task = about.task if about else ""
         named[child] = (parent_handles.get(parent, parent[:8]), task)
     return named

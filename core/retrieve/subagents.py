@@ -176,9 +176,11 @@ def _match(prompt: str, children: dict[str, str]) -> str:
     return ""
 
 
-def describe(store: Any, session_id: str) -> SubagentInfo | None:
-    """Who started subagent session `session_id` and for what (None when it is no subagent)."""
-    parent = parents(store, [session_id]).get(session_id, "")
+def describe(store: Any, session_id: str, parent: str | None = None) -> SubagentInfo | None:
+    """Who started subagent session `session_id` and for what (None when it is no subagent).
+    `parent`: its parent's id when the caller already looked it up (`parents`)."""
+    if parent is None:
+        parent = parents(store, [session_id]).get(session_id, "")
     if not parent:
         return None
     in_memory = bool(store.count(f"session_id = {quote_sql(parent)}"))
