@@ -91,12 +91,17 @@ def _select(number: int, kind: str, text: str, reading: Reading) -> Shown:
 
 
 def _runs(indexes: list[int], lines: list[str]) -> list[tuple[int, list[str]]]:
+    return _grouped([(i + 1, lines[i]) for i in indexes])
+
+
+def _grouped(numbered: list[tuple[int, str]]) -> list[tuple[int, list[str]]]:
+    """(line number, line) pairs in order → runs of consecutive lines (first number, lines)."""
     runs: list[tuple[int, list[str]]] = []
-    for i in indexes:
-        if runs and runs[-1][0] + len(runs[-1][1]) == i + 1:
-            runs[-1][1].append(lines[i])
+    for number, line in numbered:
+        if runs and runs[-1][0] + len(runs[-1][1]) == number:
+            runs[-1][1].append(line)
         else:
-            runs.append((i + 1, [lines[i]]))
+            runs.append((number, [line]))
     return runs
 
 
@@ -128,14 +133,7 @@ def _cut(
     tail: list[tuple[int, str]] = []
     if keep_end and len(head) < len(flat):
         tail = list(reversed(_take(list(reversed(flat[len(head) :])), share - head_room)))
-    kept = head + tail
-    regrouped: list[tuple[int, list[str]]] = []
-    for number, line in kept:
-        if regrouped and regrouped[-1][0] + len(regrouped[-1][1]) == number:
-            regrouped[-1][1].append(line)
-        else:
-            regrouped.append((number, [line]))
-    return regrouped
+    return _grouped(head + tail)
 
 
 def _take(lines: list[tuple[int, str]], room: int) -> list[tuple[int, str]]:
