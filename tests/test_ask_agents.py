@@ -35,7 +35,7 @@ def scripted_model(tmp_path: Path) -> Iterator[ScriptedModel]:
 
 PASSAGES = """\
 == 5f1c2a9e claude_code ~/shop
-#1 [2026-03-04 10:11] seq2 assistant text → funes get 5f1c2a9e 2
+#1 [2026-03-04 10:11] seq2 assistant → funes get 5f1c2a9e 2
 │ We dropped the redis cache because eviction storms doubled p99 latency during the sale."""
 
 

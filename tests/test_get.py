@@ -49,7 +49,7 @@ def test_cli_get_prints_the_agent_format_and_json() -> None:
     runner = CliRunner()
     out = runner.invoke(main, ["get", "s-shop-0001", "u2", "--window", "0"])
     assert out.exit_code == 0, out.output
-    assert "seq1 turn=u2  ← asked" in out.output
+    assert "] assistant seq1  ← asked" in out.output
     assert "│ We dropped the redis cache" in out.output
     data = json.loads(runner.invoke(main, ["get", "s-shop-0001", "u4", "--json"]).output)
     assert data["turns"][-1]["blocks"][0]["tool_name"] == "Bash"

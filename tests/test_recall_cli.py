@@ -21,11 +21,13 @@ def test_agent_format_when_not_a_terminal_with_a_runnable_get_line() -> None:
     out = CliRunner().invoke(main, ["recall", "why", "did", "we", "drop", "redis", "-k", "1"])
     assert out.exit_code == 0, out.output
     lines = out.output.splitlines()
-    assert lines[0].startswith(f"funes recall: 1 place(s) in 1 session(s) from memory {memory} ")
+    # The memory read by default goes unsaid on the page (`--json` names it).
+    assert lines[0].startswith("funes recall: 1 place(s) in 1 session(s) (UTC)")
+    assert str(memory) not in lines[0]
     assert lines[1] == "== s-shop-0 claude_code ~/shop"
     # The memory read by default needs no --memory: the short line runs as printed.
     place, get_line = lines[3].split(" → ")
-    assert place == "#1 [2026-03-01 10:00] seq1 assistant text"
+    assert place == "#1 [2026-03-01 10:00] seq1 assistant"
     assert get_line == "funes get s-shop-0 1"
     get = CliRunner().invoke(main, get_line.split()[1:])
     assert get.exit_code == 0 and "s-shop-0001" in get.output and "← asked" in get.output

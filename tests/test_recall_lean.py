@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+import re
 import sys
 
 import anyio
@@ -133,9 +134,9 @@ def test_the_agent_format_marks_a_cut_and_keeps_every_line_quoted() -> None:
     hit.block_type, hit.role, hit.text = "tool_result", "user", LOG_WITH_FAILURE
     text = format_agent(RecallResult("websocket timeout failed", [hit], "/m"))
     lines = text.splitlines()
-    cut = [line for line in lines if line.startswith("  … ")]
-    assert len(cut) == 1 and cut[0].endswith(" below")
-    body = lines[3 : lines.index(cut[0])]
+    # The place's line says how much more the turn holds; every shown line is quoted.
+    assert re.search(r"^#1 \[.*\] seq\d+ tool_result \(\+\d+ lines\) → funes get ", lines[2])
+    body = lines[3:]
     assert body and all(line.startswith("│") for line in body)
     assert any("FAILED tests/test_mod_30.py" in line for line in body)
 

@@ -107,9 +107,8 @@ def test_get_of_a_call_shows_what_it_returned() -> None:
     build_memory(three_reads_together())
     got = CliRunner().invoke(main, ["get", "s-tools-", "2", "--format", "agent"])
     assert got.exit_code == 0, got.output
-    assert (
-        "turn=r2" in got.output and "from git import Repo, InvalidGitRepositoryError" in got.output
-    )
+    assert "] user seq5\n" in got.output
+    assert "from git import Repo, InvalidGitRepositoryError" in got.output
     assert "class Model" not in got.output and "def index" not in got.output
 
 

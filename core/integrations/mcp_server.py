@@ -54,7 +54,7 @@ TIMELINE_DESCRIPTION = """\
 A session's course, one line a step: the user's asks, each tool call with its key argument and
 outcome (ok, or its error line), what the assistant said, and `(again seqN)` where a file is
 touched again later. Give turn (a seq from a recall entry) for the steps around it (`steps`
-each side, default 6), or none for the whole session. Use it for "first", "later", "what
+each side, default 5), or none for the whole session. Use it for "first", "later", "what
 happened next", "did that change survive" instead of reading whole turns."""
 
 CATCHUP_DESCRIPTION = """\

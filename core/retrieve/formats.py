@@ -15,6 +15,7 @@ from typing import Any
 
 from funes.retrieve.budget import trim_partial_word
 from funes.retrieve.handles import MIN_HANDLE
+from funes.retrieve.said import for_reading
 from funes.retrieve.types import Hit, RecallResult
 from funes.retrieve.weak import weak_note
 
@@ -26,8 +27,20 @@ NO_RESULTS = "no results"
 def passage_text(hit: Hit) -> str:
     """A hit's text as it is shown. A later split of a long block (`split_idx` > 0) begins in
     the overlap it shares with the split before, usually inside a word: that partial word is
-    left out and the start marked `…` (the `get` line prints the whole block)."""
-    return trim_partial_word(hit.text) if hit.split_idx > 0 else hit.text
+    left out and the start marked `…` (the `get` line prints the whole block). Tidied for reading
+    (funes.retrieve.said.for_reading: `get --full` prints it as stored)."""
+    text = trim_partial_word(hit.text) if hit.split_idx > 0 else hit.text
+    return for_reading(text)
+
+
+def relative_paths(text: str, workdir: str) -> str:
+    """`text` with its session's working folder left out of the paths under it
+    (`/Users/x/app/src/a.py` → `src/a.py`): the session's line names the folder once, and a
+    timeline of calls on one file repeated it on every line."""
+    root = workdir.rstrip("/")
+    if len(root) < 2 or root not in text:
+        return text
+    return text.replace(root + "/", "")
 
 
 def quote_block(text: str) -> list[str]:

@@ -182,6 +182,7 @@ def _gap(block: Shown, first: int, last: int, reading: Reading, turn: str) -> st
     )
 
 
-def turn_header(ts: str, role: str, seq: int, turn_uuid: str, asked: bool) -> str:
+def turn_header(ts: str, role: str, seq: int, asked: bool) -> str:
+    """A turn's line: its time, role and seq (its turn id is in `--json`)."""
     mark = "  ← asked" if asked else ""
-    return f"[{short_time(ts)}] {role or '-'} seq{seq} turn={turn_uuid}{mark}"
+    return f"[{short_time(ts)}] {role or '-'} seq{seq}{mark}"

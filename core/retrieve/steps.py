@@ -108,6 +108,15 @@ def outcome(tool_name: str | None, text: str, limit: int = 120) -> str:
     return "ok" + size + said
 
 
+# A reply's opening cheer ("Perfect! I've updated…"): the words after it carry the point.
+_CHEER = re.compile(
+    r"^(?:(?:perfect|great|excellent|done|good|nice|awesome|okay|ok|alright|sure|got it|"
+    r"understood|you're right|good catch|good point)[!.,:]+\s+)+",
+    re.I,
+)
+
+
 def said_line(text: str, limit: int = 120) -> str:
-    """Something said, as its first words on one line."""
-    return clip_words(" ".join(text.split()), limit)
+    """Something said, as its first words on one line (an opening cheer left out)."""
+    words = " ".join(text.split())
+    return clip_words(_CHEER.sub("", words) or words, limit)
