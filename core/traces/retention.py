@@ -171,16 +171,11 @@ def hermes_deadlines(retention: Retention, database: Path) -> dict[str, float]:
         return {}
     import sqlite3
 
-    from funes.traces.sqlite import connect_readonly
+    from funes.traces.sqlite import query_readonly
 
+    ended = "SELECT id, started_at FROM sessions WHERE ended_at IS NOT NULL"
     try:
-        conn = connect_readonly(database)
-        try:
-            rows = conn.execute(
-                "SELECT id, started_at FROM sessions WHERE ended_at IS NOT NULL"
-            ).fetchall()
-        finally:
-            conn.close()
+        rows = query_readonly(database, ended)
     except sqlite3.Error:
         return {}
     return {
