@@ -41,6 +41,7 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -268,15 +269,24 @@ def open_memory(args: argparse.Namespace) -> Path:
     return corpus
 
 
-def run(args: argparse.Namespace) -> dict[str, Any]:
+def set_up(
+    args: argparse.Namespace,
+) -> tuple[list[dict], Path, list[tuple[Key, str]], BM25, dict[str, Any]]:
+    """What both question sets need: the questions, the indexed corpus, its line units with a
+    BM25 index over them, and the extra recall arguments (--recall-kwargs)."""
     questions = load_questions(args)
     corpus = open_memory(args)
-    from funes.retrieve import format_agent, recall
-
-    locator = Locator(corpus)
     units = corpus_units(corpus)
     bm25 = BM25([tokens(text) for _, text in units])
     extra = json.loads(args.recall_kwargs) if args.recall_kwargs else {}
+    return questions, corpus, units, bm25, extra
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    questions, corpus, units, bm25, extra = set_up(args)
+    from funes.retrieve import format_agent, recall
+
+    locator = Locator(corpus)
 
     per_split: dict[str, dict[str, list]] = defaultdict(lambda: defaultdict(list))
     by_category: dict[str, list] = defaultdict(list)
@@ -345,12 +355,8 @@ def run_phrases(args: argparse.Namespace) -> dict[str, Any]:
     from funes.retrieve import format_agent, recall
     from funes.retrieve.page import page_hit_texts
 
-    questions = load_questions(args)
-    corpus = open_memory(args)
-    units = corpus_units(corpus)
+    questions, corpus, units, bm25, extra = set_up(args)
     unit_text = dict(units)
-    bm25 = BM25([tokens(text) for _, text in units])
-    extra = json.loads(args.recall_kwargs) if args.recall_kwargs else {}
     depth = max(phrase_scoring.DEPTHS)
     tally = phrase_scoring.Tally()
     diagnosis = Diagnosis(corpus) if args.diagnose else None
@@ -544,13 +550,18 @@ def main() -> None:
     if not args.second_pass:
         os.environ.setdefault("FUNES_RERANKER", "none")
     if args.questions and "key_phrases" in args.questions.read_text().split("\n", 1)[0]:
-        report = run_phrases(args)
-        print_phrase_report(report)
+        publish(run_phrases(args), print_phrase_report, args.json)
     else:
-        report = run(args)
-        print_report(report)
-    if args.json:
-        args.json.write_text(json.dumps(report, indent=2) + "\n")
+        publish(run(args), print_report, args.json)
+
+
+def publish(
+    report: dict[str, Any], show: Callable[[dict[str, Any]], None], path: Path | None
+) -> None:
+    """Print `report` with `show` and, when `path` is given (--json), write it there as JSON."""
+    show(report)
+    if path:
+        path.write_text(json.dumps(report, indent=2) + "\n")
 
 
 if __name__ == "__main__":

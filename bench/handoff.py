@@ -56,7 +56,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from coding import GET_LINE_TURN  # beside this script in bench/, as is plain_bm25
+from coding import GET_LINE_TURN, publish  # beside this script in bench/, as is plain_bm25
 from plain_bm25 import BM25
 
 HERE = Path(__file__).resolve().parent
@@ -387,10 +387,7 @@ def main() -> None:
     )
     parser.add_argument("--json", type=Path, help='write {"rows": [...]} and the rest here')
     args = parser.parse_args()
-    report = run(args)
-    print_report(report)
-    if args.json:
-        args.json.write_text(json.dumps(report, indent=2) + "\n")
+    publish(run(args), print_report, args.json)
 
 
 if __name__ == "__main__":

@@ -33,6 +33,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "funes.lance",
             "funes.memory_spec",
             "funes.safe_text",
+            "funes.list_cursor",
             "funes",
         ),
     ),

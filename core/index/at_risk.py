@@ -113,19 +113,12 @@ def _hermes_at_risk(
 def _last_message_ids(database: Path, sessions: list[str]) -> dict[str, int]:
     import sqlite3
 
-    from funes.traces.sqlite import connect_readonly
+    from funes.traces.sqlite import query_readonly
 
     marks = ", ".join("?" for _ in sessions)
+    last_ids = f"SELECT session_id, MAX(id) FROM messages WHERE session_id IN ({marks}) "
     try:
-        conn = connect_readonly(database)
-        try:
-            rows = conn.execute(
-                f"SELECT session_id, MAX(id) FROM messages WHERE session_id IN ({marks}) "
-                "GROUP BY session_id",
-                sessions,
-            ).fetchall()
-        finally:
-            conn.close()
+        rows = query_readonly(database, last_ids + "GROUP BY session_id", sessions)
     except sqlite3.Error:
         return {}
     return {str(sid): int(last or 0) for sid, last in rows}

@@ -155,19 +155,38 @@ def _command_problem(command: Any) -> str:
 def _read_claude(stdout: str) -> tuple[bool, str, str]:
     plugins = json.loads(stdout)
     entry = next((p for p in plugins if p.get("id") == "funes@funes"), None)
+    return _plugin_verdict(entry, "enabled", "Claude Code", "claude plugin list", "funes@funes")
+
+
+def _plugin_verdict(
+    entry: dict[str, Any] | None,
+    enabled_key: str,
+    agent: str,
+    lister: str,
+    name: str,
+    listed: str = "",
+) -> tuple[bool, str, str]:
+    """(ok, detail, fix) for funes as a plugin the agent lists (`entry`, None when not listed):
+    on (`enabled_key`), and its MCP server's command still there. `agent` names the agent,
+    `lister` the command that lists its plugins (`<agent cli> <kind> list`: `<kind> enable`
+    turns one on), `name` funes as the list calls it, `listed` as a sentence does (default
+    `name`)."""
+    cli, kind, _ = lister.split()
+    readd = READD.format(agent=cli)
+    listed = listed or name
     if entry is None:
-        return False, "`claude plugin list` does not list funes@funes", READD.format(agent="claude")
-    if not entry.get("enabled", False):
+        return False, f"`{lister}` does not list {name}", readd
+    if not entry.get(enabled_key, False):
         return (
             False,
-            "Claude Code lists funes@funes but it is disabled",
-            "enable it: `claude plugin enable funes@funes`, then start a new session",
+            f"{agent} lists {listed} but it is disabled",
+            f"enable it: `{cli} {kind} enable {name}`, then start a new session",
         )
     server = (entry.get("mcpServers") or {}).get("funes") or {}
     problem = _command_problem(server.get("command"))
     if problem:
-        return False, f"Claude Code loads funes@funes, but {problem}", READD.format(agent="claude")
-    return True, f"Claude Code loads funes@funes {entry.get('version', '')}".rstrip(), ""
+        return False, f"{agent} loads {name}, but {problem}", readd
+    return True, f"{agent} loads {listed} {entry.get('version', '')}".rstrip(), ""
 
 
 def _read_codex(stdout: str) -> tuple[bool, str, str]:
@@ -216,19 +235,10 @@ def _read_gemini(stdout: str) -> tuple[bool, str, str]:
     from funes.inspect.checks_mcp import gemini_extension
 
     entry = gemini_extension(stdout)
-    if entry is None:
-        return False, "`gemini extensions list` does not list funes", READD.format(agent="gemini")
-    if not entry.get("isActive", False):
-        return (
-            False,
-            "Gemini CLI lists the funes extension but it is disabled",
-            "enable it: `gemini extensions enable funes`, then start a new session",
-        )
-    server = (entry.get("mcpServers") or {}).get("funes") or {}
-    problem = _command_problem(server.get("command"))
-    if problem:
-        return False, f"Gemini CLI loads funes, but {problem}", READD.format(agent="gemini")
-    return True, f"Gemini CLI loads the funes extension {entry.get('version', '')}".rstrip(), ""
+    extension = "the funes extension"
+    return _plugin_verdict(
+        entry, "isActive", "Gemini CLI", "gemini extensions list", "funes", extension
+    )
 
 
 def _read_qwen(stdout: str) -> tuple[bool, str, str]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 REDACTION = re.compile(r"\[REDACTED:([A-Za-z0-9_.\-]+)\]")
@@ -161,15 +161,5 @@ def redaction_counts(store: Any) -> dict[str, int]:
 
 
 def overview_json(result: Overview) -> dict[str, Any]:
-    return {
-        "memory": result.memory,
-        "chunks": result.chunks,
-        "turns": result.turns,
-        "sessions": result.sessions,
-        "agents": result.agents,
-        "projects": result.projects,
-        "activity_unit": result.activity_unit,
-        "activity": result.activity,
-        "redactions": result.redactions,
-        "notes": result.notes,
-    }
+    """Every field of the overview, in order, as JSON-ready values."""
+    return asdict(result)

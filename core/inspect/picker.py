@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from funes.inspect.sessions import SessionSummary, short_project
+from funes.list_cursor import escape_sequence, moved, scrolled
 from funes.retrieve.formats import short_time
 
 if TYPE_CHECKING:
@@ -53,15 +54,10 @@ class Picker:
     def key(self, name: str, page: int = 10) -> None:
         """Apply one key: up, down, pgup, pgdn, home, end, backspace, enter, ctrl-o, ctrl-y,
         esc, or a printable character (added to the filter)."""
-        last = max(len(self.shown) - 1, 0)
-        moves = {"up": -1, "down": 1, "pgup": -page, "pgdn": page}
         self.action = ""
-        if name in moves:
-            self.cursor = max(0, min(last, self.cursor + moves[name]))
-        elif name == "home":
-            self.cursor = 0
-        elif name == "end":
-            self.cursor = last
+        to = moved(self.cursor, len(self.shown), name, page)
+        if to is not None:
+            self.cursor = to
         elif name == "backspace":
             self.query = self.query[:-1]
             self._filter()
@@ -236,10 +232,7 @@ def _loop(
     while not picker.done:
         height, width = screen.getmaxyx()
         rows = max(height - 4 - _PREVIEW_ROWS, 1)
-        if picker.cursor < picker.top:
-            picker.top = picker.cursor
-        elif picker.cursor >= picker.top + rows:
-            picker.top = picker.cursor - rows + 1
+        picker.top = scrolled(picker.top, picker.cursor, rows)
         screen.erase()
         screen.addnstr(0, 0, f"{title} · search: {picker.query}", width - 1, curses.A_BOLD)
         for offset, s in enumerate(picker.shown[picker.top : picker.top + rows]):
@@ -265,7 +258,7 @@ def _loop(
         else:
             name = keys.get(code, "")
         if name == "esc":
-            name = _escape_sequence(screen) or "esc"
+            name = escape_sequence(screen, _ARROWS) or "esc"
         picker.status = ""
         picker.key(name, page=rows)
         if picker.action == SHOW and picker.chosen is not None and read is not None:
@@ -332,16 +325,3 @@ def _page(screen: curses.window, text: str) -> None:
 
 
 _ARROWS = {"A": "up", "B": "down", "H": "home", "F": "end"}
-
-
-def _escape_sequence(screen: curses.window) -> str | None:
-    """An arrow sent as `ESC [ B` or `ESC O B` that curses did not translate (a terminal left
-    in the other cursor-key mode); a lone ESC is None (it cancels)."""
-    screen.nodelay(True)
-    try:
-        first, second = screen.getch(), screen.getch()
-    finally:
-        screen.nodelay(False)
-    if first in (ord("["), ord("O")) and 0 <= second < 256:
-        return _ARROWS.get(chr(second), "")
-    return None

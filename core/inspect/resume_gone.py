@@ -95,17 +95,12 @@ def _database_holds(database: Path, session_id: str) -> bool | None:
     """Whether a Hermes-style `sessions` table holds `session_id` (None: cannot tell)."""
     import sqlite3
 
-    from funes.traces.sqlite import connect_readonly
+    from funes.traces.sqlite import query_readonly
 
     try:
-        conn = connect_readonly(database)
-        try:
-            row = conn.execute("SELECT 1 FROM sessions WHERE id = ?", (session_id,)).fetchone()
-        finally:
-            conn.close()
+        return bool(query_readonly(database, "SELECT 1 FROM sessions WHERE id = ?", (session_id,)))
     except sqlite3.Error:
         return None
-    return row is not None
 
 
 def continue_argv(harness: str, text: str, prompt: str | None = None) -> list[str]:

@@ -21,6 +21,7 @@ import threading
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -220,36 +221,49 @@ class AgentCli:
     run_env: Callable[[str], dict[str, str]] | None = None
 
 
-def _json_line(line: str) -> dict[str, Any] | None:
-    try:
-        value = json.loads(line)
-    except ValueError:
-        return None
-    return value if isinstance(value, dict) else None
+def _json_events(
+    read_event: Callable[[dict[str, Any]], StreamUpdate],
+) -> Callable[[str], StreamUpdate]:
+    """The line reader of an agent that prints one JSON event a line, from the reader of one
+    event: a line that is not a JSON object says nothing."""
+
+    def read_line(line: str) -> StreamUpdate:
+        try:
+            event = json.loads(line)
+        except ValueError:
+            return StreamUpdate()
+        return read_event(event) if isinstance(event, dict) else StreamUpdate()
+
+    return read_line
 
 
-def _claude_argv(prompt: str) -> list[str]:
-    # `--mcp-config` and `--tools` take several values: the `=` form keeps them off the prompt.
-    return [
-        "-p",
-        prompt,
-        "--output-format",
-        "stream-json",
-        "--verbose",
-        "--strict-mcp-config",
-        '--mcp-config={"mcpServers":{}}',
-        "--tools=",
-        "--disable-slash-commands",
-        "--no-session-persistence",
-        '--settings={"disableAllHooks":true}',
-    ]
+def _print_mode(flags: str) -> Callable[[str], list[str]]:
+    """The arguments of an agent run as `-p PROMPT` and `flags` (as typed in a shell)."""
+    return lambda prompt: ["-p", prompt, *flags.split()]
 
 
-def _claude_line(line: str, name: str = "claude") -> StreamUpdate:
+# `--mcp-config` and `--tools` take several values: the `=` form keeps them off the prompt.
+_claude_argv = _print_mode(
+    "--output-format stream-json --verbose --strict-mcp-config "
+    '--mcp-config={"mcpServers":{}} --tools= --disable-slash-commands '
+    '--no-session-persistence --settings={"disableAllHooks":true}'
+)
+# Qwen Code: --safe-mode drops hooks, extensions, skills, MCP servers and QWEN.md but keeps the
+# user's settings (their model and provider). Its built-in tools cannot be switched off with it,
+# so the run may call none (`--max-tool-calls 0` ends it at the first) and plans only.
+_qwen_argv = _print_mode(
+    "--safe-mode --chat-recording false --approval-mode plan --max-tool-calls 0 "
+    "--output-format stream-json"
+)
+# Copilot: `--available-tools=none` names a tool that does not exist: the model is offered none.
+_copilot_argv = _print_mode(
+    "--output-format json --no-custom-instructions --disable-builtin-mcps "
+    "--available-tools=none --no-ask-user --no-auto-update"
+)
+
+
+def _claude_event(event: dict[str, Any], name: str = "claude") -> StreamUpdate:
     """One event of Claude Code's `stream-json` (Qwen Code prints the same events)."""
-    event = _json_line(line)
-    if event is None:
-        return StreamUpdate()
     kind = event.get("type")
     if kind == "result":
         text = event.get("result")
@@ -281,20 +295,11 @@ def _codex_argv(prompt: str) -> list[str]:
     servers = _codex_mcp_servers()
     off = ", ".join(f"{json.dumps(name)}={{enabled=false}}" for name in servers)
     disable_servers = ["-c", f"mcp_servers={{{off}}}"] if servers else []
-    return [
-        "exec",
-        "--json",
-        "--skip-git-repo-check",
-        "--ephemeral",
-        "--sandbox",
-        "read-only",
-        *disable_servers,
-        "-c",
-        "notify=[]",
-        *[arg for feature in CODEX_FEATURES_OFF for arg in ("-c", f"features.{feature}=false")],
-        "--",
-        prompt,
+    features_off = [
+        arg for feature in CODEX_FEATURES_OFF for arg in ("-c", f"features.{feature}=false")
     ]
+    run = ["exec", "--json", "--skip-git-repo-check", "--ephemeral", "--sandbox", "read-only"]
+    return [*run, *disable_servers, "-c", "notify=[]", *features_off, "--", prompt]
 
 
 def _codex_mcp_servers() -> list[str]:
@@ -311,10 +316,7 @@ def _codex_mcp_servers() -> list[str]:
     return sorted(servers) if isinstance(servers, dict) else []
 
 
-def _codex_line(line: str) -> StreamUpdate:
-    event = _json_line(line)
-    if event is None:
-        return StreamUpdate()
+def _codex_event(event: dict[str, Any]) -> StreamUpdate:
     kind = event.get("type")
     item = event.get("item") or {}
     if kind == "item.completed" and item.get("type") == "agent_message":
@@ -331,24 +333,14 @@ def _codex_line(line: str) -> StreamUpdate:
 
 
 def _pi_argv(prompt: str) -> list[str]:
-    return [
-        "-p",
-        "--mode",
-        "json",
-        "--no-session",
-        "--no-extensions",
-        "--no-tools",
-        "--no-skills",
-        "--no-prompt-templates",
-        "--no-context-files",
-        prompt,
-    ]
+    flags = (
+        "-p --mode json --no-session --no-extensions --no-tools --no-skills "
+        "--no-prompt-templates --no-context-files"
+    )
+    return [*flags.split(), prompt]
 
 
-def _pi_line(line: str) -> StreamUpdate:
-    event = _json_line(line)
-    if event is None:
-        return StreamUpdate()
+def _pi_event(event: dict[str, Any]) -> StreamUpdate:
     kind = event.get("type")
     if kind == "message_end":
         message = event.get("message") or {}
@@ -372,29 +364,6 @@ def _pi_line(line: str) -> StreamUpdate:
     if kind == "agent_start":
         return StreamUpdate(status="pi started")
     return StreamUpdate()
-
-
-def _qwen_argv(prompt: str) -> list[str]:
-    # --safe-mode drops hooks, extensions, skills, MCP servers and QWEN.md but keeps the user's
-    # settings (their model and provider). Its built-in tools cannot be switched off with it, so
-    # the run may call none (`--max-tool-calls 0` ends it at the first) and plans only.
-    return [
-        "-p",
-        prompt,
-        "--safe-mode",
-        "--chat-recording",
-        "false",
-        "--approval-mode",
-        "plan",
-        "--max-tool-calls",
-        "0",
-        "--output-format",
-        "stream-json",
-    ]
-
-
-def _qwen_line(line: str) -> StreamUpdate:
-    return _claude_line(line, "qwen")
 
 
 # Gemini CLI files that say who the user is; a run's own `.gemini` links to them.
@@ -464,17 +433,8 @@ def _hermes_argv(prompt: str) -> list[str]:
     # `-t` limits the tools offered to the model to the named toolsets; `context_engine` has
     # none unless a context engine is configured. `--source tool` keeps the run out of the
     # user's session lists.
-    return [
-        "chat",
-        "-Q",
-        "--ignore-rules",
-        "--source",
-        "tool",
-        "-t",
-        "context_engine",
-        "-q",
-        prompt,
-    ]
+    chat = ["chat", "-Q", "--ignore-rules", "--source", "tool", "-t", "context_engine", "-q"]
+    return [*chat, prompt]
 
 
 def _hermes_line(line: str) -> StreamUpdate:
@@ -506,10 +466,7 @@ def _opencode_env(workdir: str) -> dict[str, str]:
     }
 
 
-def _opencode_line(line: str) -> StreamUpdate:
-    event = _json_line(line)
-    if event is None:
-        return StreamUpdate()
+def _opencode_event(event: dict[str, Any]) -> StreamUpdate:
     kind = event.get("type")
     part = event.get("part") or {}
     if kind == "text" and isinstance(part.get("text"), str):
@@ -521,21 +478,6 @@ def _opencode_line(line: str) -> StreamUpdate:
     if kind == "step_start":
         return StreamUpdate(status="opencode started")
     return StreamUpdate()
-
-
-def _copilot_argv(prompt: str) -> list[str]:
-    # `--available-tools=none` names a tool that does not exist: the model is offered none.
-    return [
-        "-p",
-        prompt,
-        "--output-format",
-        "json",
-        "--no-custom-instructions",
-        "--disable-builtin-mcps",
-        "--available-tools=none",
-        "--no-ask-user",
-        "--no-auto-update",
-    ]
 
 
 def _copilot_env(workdir: str) -> dict[str, str]:
@@ -559,10 +501,7 @@ def _copilot_env(workdir: str) -> dict[str, str]:
     return {"COPILOT_HOME": home}
 
 
-def _copilot_line(line: str) -> StreamUpdate:
-    event = _json_line(line)
-    if event is None:
-        return StreamUpdate()
+def _copilot_event(event: dict[str, Any]) -> StreamUpdate:
     kind = event.get("type")
     data: dict[str, Any] = event["data"] if isinstance(event.get("data"), dict) else {}
     if kind == "assistant.message" and data.get("content"):
@@ -575,9 +514,9 @@ def _copilot_line(line: str) -> StreamUpdate:
 
 
 AGENT_CLIS: dict[str, AgentCli] = {
-    "claude": AgentCli("claude", "claude", _claude_argv, _claude_line),
-    "codex": AgentCli("codex", "codex", _codex_argv, _codex_line),
-    "pi": AgentCli("pi", "pi", _pi_argv, _pi_line),
+    "claude": AgentCli("claude", "claude", _claude_argv, _json_events(_claude_event)),
+    "codex": AgentCli("codex", "codex", _codex_argv, _json_events(_codex_event)),
+    "pi": AgentCli("pi", "pi", _pi_argv, _json_events(_pi_event)),
     # HERMES_SAFE_MODE skips plugins, shell hooks and MCP servers but, unlike --safe-mode,
     # keeps the user's config.yaml (their model and provider).
     "hermes": AgentCli(
@@ -588,7 +527,7 @@ AGENT_CLIS: dict[str, AgentCli] = {
         plain_text=True,
         extra_env={"HERMES_SAFE_MODE": "1"},
     ),
-    "qwen": AgentCli("qwen", "qwen", _qwen_argv, _qwen_line),
+    "qwen": AgentCli("qwen", "qwen", _qwen_argv, _json_events(partial(_claude_event, name="qwen"))),
     "gemini": AgentCli(
         "gemini",
         "gemini",
@@ -599,9 +538,11 @@ AGENT_CLIS: dict[str, AgentCli] = {
         scratch_env=_gemini_home,
     ),
     "opencode": AgentCli(
-        "opencode", "opencode", _opencode_argv, _opencode_line, run_env=_opencode_env
+        "opencode", "opencode", _opencode_argv, _json_events(_opencode_event), run_env=_opencode_env
     ),
-    "copilot": AgentCli("copilot", "copilot", _copilot_argv, _copilot_line, run_env=_copilot_env),
+    "copilot": AgentCli(
+        "copilot", "copilot", _copilot_argv, _json_events(_copilot_event), run_env=_copilot_env
+    ),
 }
 
 

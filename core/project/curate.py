@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -289,9 +290,14 @@ def pending_note(uri: str) -> list[str]:
     return [line]
 
 
-def _curation_files() -> list[Path]:
+def _curation_files() -> Iterator[tuple[Path, list[str]]]:
+    """Every curation file that can be read, with its lines (their ends kept)."""
     folder = funes_home() / "curation"
-    return sorted(folder.glob("*.txt")) if folder.is_dir() else []
+    for path in sorted(folder.glob("*.txt")) if folder.is_dir() else []:
+        try:
+            yield path, path.read_text().splitlines(keepends=True)
+        except OSError:
+            continue
 
 
 def _rewrite(path: Path, lines: list[str]) -> None:
@@ -307,11 +313,7 @@ def unclean_notes(*, fix: bool = False) -> list[Path]:
     from funes.index.state import clean_text
 
     found = []
-    for path in _curation_files():
-        try:
-            lines = path.read_text().splitlines(keepends=True)
-        except OSError:
-            continue
+    for path, lines in _curation_files():
         cleaned = []
         for line in lines:
             body, hash_, note = line.partition("#")
@@ -328,11 +330,7 @@ def forget_decisions(sessions: set[str]) -> int:
     files; return how many went. For `funes forget`: a decision about a forgotten session has
     nothing left to decide."""
     removed = 0
-    for path in _curation_files():
-        try:
-            lines = path.read_text().splitlines(keepends=True)
-        except OSError:
-            continue
+    for path, lines in _curation_files():
         kept = []
         for line in lines:
             parts = line.partition("#")[0].split()

@@ -15,12 +15,14 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import TYPE_CHECKING
 
+from funes.list_cursor import escape_sequence, moved, scrolled
 from funes.project.curate import Candidate, Decisions
 
 if TYPE_CHECKING:
     import curses
 
 MARKS = {"include": "+", "exclude": "-", "": " "}
+_VI_MOVES = {"k": "up", "j": "down"}
 
 
 @dataclass
@@ -43,14 +45,9 @@ class Review:
             return
         if not self.candidates:
             return
-        last = len(self.candidates) - 1
-        moves = {"up": -1, "k": -1, "down": 1, "j": 1, "pgup": -page, "pgdn": page}
-        if name in moves:
-            self.cursor = max(0, min(last, self.cursor + moves[name]))
-        elif name == "home":
-            self.cursor = 0
-        elif name == "end":
-            self.cursor = last
+        to = moved(self.cursor, len(self.candidates), _VI_MOVES.get(name, name), page)
+        if to is not None:
+            self.cursor = to
         elif name in ("right", "l"):
             self._toggle("include")
         elif name in ("left", "h"):
@@ -116,10 +113,7 @@ def _loop(screen: curses.window, review: Review, title: str) -> None:
     while not review.done:
         height, width = screen.getmaxyx()
         rows = max(height - 4, 1)
-        if review.cursor < review.top:
-            review.top = review.cursor
-        elif review.cursor >= review.top + rows:
-            review.top = review.cursor - rows + 1
+        review.top = scrolled(review.top, review.cursor, rows)
         screen.erase()
         screen.addnstr(0, 0, title, width - 1, curses.A_BOLD)
         shown = review.candidates[review.top : review.top + rows]
@@ -137,24 +131,11 @@ def _loop(screen: curses.window, review: Review, title: str) -> None:
         screen.addnstr(height - 1, 0, help_line, width - 1, curses.A_DIM)
         screen.refresh()
         code = screen.getch()
-        name = _escape_sequence(screen) if code == 27 else None
+        name = escape_sequence(screen, _ARROWS) if code == 27 else None
         review.key(name or keys.get(code, chr(code) if 0 <= code < 256 else ""), page=rows)
 
 
 _ARROWS = {"A": "up", "B": "down", "C": "right", "D": "left", "H": "home", "F": "end"}
-
-
-def _escape_sequence(screen: curses.window) -> str | None:
-    """An arrow sent as `ESC [ C` or `ESC O C` that curses did not translate (a terminal left
-    in the other cursor-key mode); a lone ESC is None (it ends the review)."""
-    screen.nodelay(True)
-    try:
-        first, second = screen.getch(), screen.getch()
-    finally:
-        screen.nodelay(False)
-    if first in (ord("["), ord("O")) and 0 <= second < 256:
-        return _ARROWS.get(chr(second))
-    return None
 
 
 def _colours(curses: ModuleType) -> Callable[[Candidate], int]:

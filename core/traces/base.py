@@ -14,14 +14,16 @@ Malformed input is skipped with a warning naming file and line, never raised.
 
 from __future__ import annotations
 
+import sqlite3
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
 from funes.model import Turn
 from funes.traces.detect import classify, find_units
+from funes.traces.sqlite import connect_readonly, unreadable_note
 
 Resume = dict[str, Any]
 
@@ -107,3 +109,21 @@ class FileSource:
 
     def select(self, found: list[Path]) -> Iterable[Path]:
         return found
+
+
+def read_database(
+    unit: Path, resume: Resume, read: Callable[[sqlite3.Connection], ReadResult]
+) -> ReadResult:
+    """`read` the agent's database `unit`, opened read-only. A database that cannot be opened or
+    read is left as it is for the next run (the token stays `resume`), with one warning: busy
+    while another program writes it, else what went wrong."""
+    try:
+        conn = connect_readonly(unit)
+    except sqlite3.Error as error:
+        return ReadResult([], resume, [unreadable_note(unit, error, "open")], False)
+    try:
+        return read(conn)
+    except sqlite3.Error as error:
+        return ReadResult([], resume, [unreadable_note(unit, error, "read")], False)
+    finally:
+        conn.close()

@@ -25,7 +25,7 @@ from funes.paths import (
     qwen_home,
 )
 from funes.traces.jsonl import open_stream, split_objects
-from funes.traces.sqlite import DatabaseBusy, connect_readonly, is_busy
+from funes.traces.sqlite import DatabaseBusy, is_busy, query_readonly
 
 SNIFF_BYTES = 256 * 1024
 SNIFF_CHUNK = 16 * 1024
@@ -91,11 +91,7 @@ def _sqlite_tables(path: Path) -> set[str]:
         with path.open("rb") as handle:
             if handle.read(16) != b"SQLite format 3\x00":
                 return set()
-        conn = connect_readonly(path)
-        try:
-            return {row[0] for row in conn.execute("SELECT name FROM sqlite_master")}
-        finally:
-            conn.close()
+        return {row[0] for row in query_readonly(path, "SELECT name FROM sqlite_master")}
     except DatabaseBusy:
         raise
     except (OSError, sqlite3.Error) as error:
@@ -124,22 +120,22 @@ def _database_owner(path: Path) -> str | None:
 def _is_hermes_json(path: Path) -> bool:
     if path.name.startswith("session_"):
         return True
-    try:
-        with path.open("rb") as handle:
-            head = handle.read(SNIFF_BYTES).decode("utf-8", errors="replace")
-    except OSError:
-        return False
-    return '"messages"' in head and '"session_id"' in head
+    return _head_holds(path, SNIFF_BYTES, ('"messages"', '"session_id"'))
 
 
 def _is_gemini_json(path: Path) -> bool:
     """A Gemini CLI session from before it wrote JSONL: one document opening with its header."""
+    return _head_holds(path, SNIFF_CHUNK, ('"projectHash"', '"sessionId"'))
+
+
+def _head_holds(path: Path, size: int, words: tuple[str, ...]) -> bool:
+    """Whether the first `size` bytes of the file hold every one of `words`."""
     try:
         with path.open("rb") as handle:
-            head = handle.read(SNIFF_CHUNK).decode("utf-8", errors="replace")
+            head = handle.read(size).decode("utf-8", errors="replace")
     except OSError:
         return False
-    return '"projectHash"' in head and '"sessionId"' in head
+    return all(word in head for word in words)
 
 
 # classify(path) is asked for every file of a folder being indexed, and by `owns`, and answering

@@ -30,11 +30,11 @@ from typing import Any
 from funes.paths import hermes_home
 from funes.traces import claude
 from funes.traces.assemble import TurnAssembler
-from funes.traces.base import FileSource, ReadResult, Resume
+from funes.traces.base import FileSource, ReadResult, Resume, read_database
 from funes.traces.chat import add_chat_blocks, chat_role, decode_json
 from funes.traces.guard import one_record
 from funes.traces.incremental import read_incrementally
-from funes.traces.sqlite import busy_note, connect_readonly, is_busy
+from funes.traces.sqlite import query_readonly
 from funes.traces.text import iso_utc
 
 HARNESS = "hermes"
@@ -82,11 +82,7 @@ class HermesSource(FileSource):
 
 def _session_ids(path: Path) -> set[str]:
     try:
-        conn = connect_readonly(path)
-        try:
-            return {str(row[0]) for row in conn.execute("SELECT id FROM sessions")}
-        finally:
-            conn.close()
+        return {str(row[0]) for row in query_readonly(path, "SELECT id FROM sessions")}
     except sqlite3.Error:
         return set()
 
@@ -97,38 +93,23 @@ def _columns(conn: sqlite3.Connection, table: str) -> set[str]:
 
 def _read_database(unit: Path, resume: Resume | None) -> ReadResult:
     resume = resume or {}
+    return read_database(unit, resume, lambda conn: _read_rows(conn, unit, resume))
+
+
+def _read_rows(conn: sqlite3.Connection, unit: Path, resume: Resume) -> ReadResult:
     last_id = int(resume.get("last_id", 0) or 0)
     carry = resume.get("carry")
     warnings: list[str] = []
-    try:
-        conn = connect_readonly(unit)
-    except sqlite3.Error as error:
-        why = (
-            busy_note(unit)
-            if is_busy(error)
-            else f"{unit}: cannot open the database ({error}); skipped"
-        )
-        return ReadResult([], resume, [why], False)
-    try:
-        max_id = conn.execute("SELECT MAX(id) FROM messages").fetchone()[0] or 0
-        if max_id < last_id:
-            warnings.append(f"{unit}: database was replaced since the last read; reading it again")
-            last_id, carry = 0, None
-        sessions = _sessions(conn, unit, warnings)
-        present = [c for c in MESSAGE_COLUMNS if c in _columns(conn, "messages")]
-        rows = conn.execute(
-            f"SELECT {', '.join(present)} FROM messages WHERE id > ? ORDER BY id",
-            (last_id,),
-        ).fetchall()
-    except sqlite3.Error as error:
-        why = (
-            busy_note(unit)
-            if is_busy(error)
-            else f"{unit}: cannot read the database ({error}); skipped"
-        )
-        return ReadResult([], resume, [why], False)
-    finally:
-        conn.close()
+    max_id = conn.execute("SELECT MAX(id) FROM messages").fetchone()[0] or 0
+    if max_id < last_id:
+        warnings.append(f"{unit}: database was replaced since the last read; reading it again")
+        last_id, carry = 0, None
+    sessions = _sessions(conn, unit, warnings)
+    present = [c for c in MESSAGE_COLUMNS if c in _columns(conn, "messages")]
+    rows = conn.execute(
+        f"SELECT {', '.join(present)} FROM messages WHERE id > ? ORDER BY id",
+        (last_id,),
+    ).fetchall()
     assembler = TurnAssembler(HARNESS, str(unit), carry)
     for values in rows:
         row = dict(zip(present, values, strict=True))

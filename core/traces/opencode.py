@@ -32,10 +32,9 @@ from typing import Any
 
 from funes.paths import opencode_db
 from funes.traces.assemble import TurnAssembler
-from funes.traces.base import FileSource, ReadResult, Resume
+from funes.traces.base import FileSource, ReadResult, Resume, read_database
 from funes.traces.chat import decode_json
 from funes.traces.guard import one_record
-from funes.traces.sqlite import busy_note, connect_readonly, is_busy
 from funes.traces.text import iso_utc, render_tool_input
 
 HARNESS = "opencode"
@@ -56,26 +55,7 @@ class OpencodeSource(FileSource):
 
     def read(self, unit: Path, resume: Resume | None = None) -> ReadResult:
         resume = resume or {}
-        try:
-            conn = connect_readonly(unit)
-        except sqlite3.Error as error:
-            why = (
-                busy_note(unit)
-                if is_busy(error)
-                else f"{unit}: cannot open the database ({error}); skipped"
-            )
-            return ReadResult([], resume, [why], False)
-        try:
-            return _read(conn, unit, resume)
-        except sqlite3.Error as error:
-            why = (
-                busy_note(unit)
-                if is_busy(error)
-                else f"{unit}: cannot read the database ({error}); skipped"
-            )
-            return ReadResult([], resume, [why], False)
-        finally:
-            conn.close()
+        return read_database(unit, resume, lambda conn: _read(conn, unit, resume))
 
 
 def _read(conn: sqlite3.Connection, unit: Path, resume: Resume) -> ReadResult:

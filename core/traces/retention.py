@@ -18,8 +18,9 @@ import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from funes.paths import claude_home, gemini_dir, hermes_home
 
@@ -64,70 +65,80 @@ def _days(days: float) -> str:
 
 def claude_retention() -> Retention:
     path = claude_home() / "settings.json"
-    setting = f"`cleanupPeriodDays` in {path}"
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        data = {}
-    except (OSError, ValueError):
-        # Claude Code skips its cleanup when its settings do not parse.
-        return Retention("claude_code", "Claude Code", None, setting, False, _UNREADABLE)
-    value = data.get("cleanupPeriodDays") if isinstance(data, dict) else None
+    retention = partial(
+        Retention, "claude_code", "Claude Code", setting=f"`cleanupPeriodDays` in {path}"
+    )
+    data = _json_settings(path)
+    if data is None:  # Claude Code skips its cleanup when its settings do not parse.
+        return retention(None, configured=False, problem=_UNREADABLE)
+    value = data.get("cleanupPeriodDays")
     if value is None:
-        return Retention("claude_code", "Claude Code", CLAUDE_DEFAULT_DAYS, setting, False)
+        return retention(CLAUDE_DEFAULT_DAYS, configured=False)
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         problem = f"cleanupPeriodDays {json.dumps(value)} is not a whole number ≥ 1, so Claude "
         problem += "Code skips its cleanup until it is fixed"
-        return Retention("claude_code", "Claude Code", None, setting, True, problem)
-    return Retention("claude_code", "Claude Code", float(value), setting, True)
+        return retention(None, configured=True, problem=problem)
+    return retention(float(value), configured=True)
 
 
 _UNREADABLE = "its settings file does not parse, so it deletes nothing until it is fixed"
 
 
-def gemini_retention() -> Retention:
-    path = gemini_dir() / "settings.json"
-    setting = f"`general.sessionRetention` in {path}"
+def _json_settings(path: Path) -> dict[str, Any] | None:
+    """The agent's JSON settings file as an object ({} when there is none, or it holds no
+    object); None when it cannot be read or does not parse."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        data = {}
+        return {}
     except (OSError, ValueError):
-        return Retention("gemini", "Gemini CLI", None, setting, False, _UNREADABLE)
-    general = data.get("general") if isinstance(data, dict) else None
+        return None
+    return data if isinstance(data, dict) else {}
+
+
+def gemini_retention() -> Retention:
+    path = gemini_dir() / "settings.json"
+    retention = partial(
+        Retention, "gemini", "Gemini CLI", setting=f"`general.sessionRetention` in {path}"
+    )
+    data = _json_settings(path)
+    if data is None:
+        return retention(None, configured=False, problem=_UNREADABLE)
+    general = data.get("general")
     found = general.get("sessionRetention") if isinstance(general, dict) else None
     rule = found if isinstance(found, dict) else {}
     configured = bool(rule)
     # Gemini CLI's own defaults (0.61): on, 30 days; the user's keys override each.
     if rule.get("enabled", True) is not True:
-        return Retention("gemini", "Gemini CLI", None, setting, configured)
+        return retention(None, configured=configured)
     age = _GEMINI_AGE.match(str(rule.get("maxAge", GEMINI_DEFAULT_AGE)))
     if age is None:  # an age Gemini CLI rejects: it skips its cleanup
         problem = 'its sessionRetention.maxAge is not an age such as "30d", so Gemini CLI '
         problem += "skips its cleanup until it is fixed"
-        return Retention("gemini", "Gemini CLI", None, setting, configured, problem)
+        return retention(None, configured=configured, problem=problem)
     days = int(age.group(1)) * _GEMINI_UNIT_DAYS[age.group(2)]
-    return Retention("gemini", "Gemini CLI", days, setting, "maxAge" in rule)
+    return retention(days, configured="maxAge" in rule)
 
 
 def hermes_retention() -> Retention:
     path = hermes_home() / "config.yaml"
     setting = f"`sessions.auto_prune` and `sessions.retention_days` in {path}"
+    retention = partial(Retention, "hermes", "Hermes", setting=setting)
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         text = ""
     except OSError:
-        return Retention("hermes", "Hermes", None, setting, False, _UNREADABLE)
+        return retention(None, configured=False, problem=_UNREADABLE)
     sessions = _yaml_mapping(text).get("sessions")
     if not isinstance(sessions, dict) or "auto_prune" not in sessions:
-        return Retention("hermes", "Hermes", None, setting, False)
+        return retention(None, configured=False)
     if sessions.get("auto_prune") is not True:
-        return Retention("hermes", "Hermes", None, setting, True)
+        return retention(None, configured=True)
     days = sessions.get("retention_days", HERMES_DEFAULT_DAYS)
     if isinstance(days, bool) or not isinstance(days, int | float) or days <= 0:
         days = HERMES_DEFAULT_DAYS
-    return Retention("hermes", "Hermes", float(days), setting, True)
+    return retention(float(days), configured=True)
 
 
 def _yaml_mapping(text: str) -> dict[str, object]:
@@ -171,16 +182,11 @@ def hermes_deadlines(retention: Retention, database: Path) -> dict[str, float]:
         return {}
     import sqlite3
 
-    from funes.traces.sqlite import connect_readonly
+    from funes.traces.sqlite import query_readonly
 
+    ended = "SELECT id, started_at FROM sessions WHERE ended_at IS NOT NULL"
     try:
-        conn = connect_readonly(database)
-        try:
-            rows = conn.execute(
-                "SELECT id, started_at FROM sessions WHERE ended_at IS NOT NULL"
-            ).fetchall()
-        finally:
-            conn.close()
+        rows = query_readonly(database, ended)
     except sqlite3.Error:
         return {}
     return {

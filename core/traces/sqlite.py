@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import contextlib
 import sqlite3
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 # How long a read waits for another program's write to finish before it gives up for this run
@@ -30,6 +32,13 @@ def busy_note(unit: Path) -> str:
     )
 
 
+def unreadable_note(unit: Path, error: sqlite3.Error, doing: str) -> str:
+    """The warning for a database that could not be opened or read (`doing`: open | read)."""
+    if is_busy(error):
+        return busy_note(unit)
+    return f"{unit}: cannot {doing} the database ({error}); skipped"
+
+
 def connect_readonly(path: Path) -> sqlite3.Connection:
     """`mode=ro`: safe beside a writer in WAL mode (readers see committed transactions only).
 
@@ -49,3 +58,13 @@ def connect_readonly(path: Path) -> sqlite3.Connection:
             raise DatabaseBusy(str(error)) from None
         # A WAL database in a folder we cannot write (no -shm possible): read the file as is.
         return sqlite3.connect(uri + "&immutable=1", uri=True)
+
+
+def query_readonly(path: Path, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+    """Every row of one query on the database at `path`, opened read-only and closed again.
+    Raises `sqlite3.Error` (`DatabaseBusy` while another program holds it locked)."""
+    conn = connect_readonly(path)
+    try:
+        return conn.execute(sql, params).fetchall()
+    finally:
+        conn.close()

@@ -26,71 +26,59 @@ TOOL_TIMEOUT_S = 120
 # `funes hook` answers within ~150 ms; the wait only bounds a broken or missing funes.
 HOOK_WAIT_S = 2.0
 
-RECALL_SCHEMA: dict[str, Any] = {
-    "name": "funes_recall",
-    "description": (
-        "Search the durable memory of past coding-agent sessions (Hermes, Claude Code, Codex, pi) "
-        "for passages matching a query. Use it when the user refers to earlier work, before "
-        "re-investigating something a past session may have settled, and before asserting what "
-        "was or was not done. Each hit shows its time, agent, project, session and a "
-        "`get <session_id> <turn_uuid>` line: read the whole turn with funes_get."
-    ),
-    "parameters": {
-        "type": "object",
-        "properties": {
-            "query": {"type": "string", "description": "what to look for, in natural words"},
-            "k": {"type": "integer", "description": "number of hits (default 8)"},
-            "harness": {
-                "type": "string",
-                "description": "only this agent: claude, codex, pi or hermes",
-            },
-            "memory": {
-                "type": "string",
-                "description": "another memory to read (path or ORG/REPO)",
-            },
-        },
-        "required": ["query"],
-    },
-}
 
-GET_SCHEMA: dict[str, Any] = {
-    "name": "funes_get",
-    "description": (
-        "Read one place of a past session from the funes memory: the session and seq printed "
-        "on a funes_recall entry's `funes get SESSION SEQ` line. About 2,000 characters by "
-        "default; `grep` prints only the lines holding given words, `full` everything."
-    ),
-    "parameters": {
-        "type": "object",
-        "properties": {
-            "session_id": {"type": "string", "description": "session handle from a recall entry"},
-            "turn_uuid": {"type": "string", "description": "the entry's seq (or a turn id)"},
-            "grep": {"type": "string", "description": "only the lines holding these words"},
-            "full": {"type": "boolean", "description": "everything, whole (expensive)"},
-            "window": {"type": "integer", "description": "turns either side (default 0)"},
-            "memory": {"type": "string", "description": "the memory the hit came from"},
-        },
-        "required": ["session_id", "turn_uuid"],
-    },
-}
+def _schema(
+    name: str, description: str, required: list[str], **arguments: tuple[str, str]
+) -> dict[str, Any]:
+    """A tool's schema as Hermes takes it; `arguments`: name → (JSON type, description)."""
+    properties = {
+        key: {"type": kind, "description": text} for key, (kind, text) in arguments.items()
+    }
+    parameters = {"type": "object", "properties": properties, "required": required}
+    return {"name": name, "description": description, "parameters": parameters}
 
-TIMELINE_SCHEMA: dict[str, Any] = {
-    "name": "funes_timeline",
-    "description": (
-        "A past session's course from the funes memory, one line a step (asks, tool calls with "
-        "their outcome, replies): around a recall entry's seq, or the whole session. For "
-        "'first', 'later', 'what happened next'."
-    ),
-    "parameters": {
-        "type": "object",
-        "properties": {
-            "session_id": {"type": "string", "description": "session handle from a recall entry"},
-            "turn": {"type": "string", "description": "the entry's seq (omit: whole session)"},
-            "memory": {"type": "string", "description": "the memory the hit came from"},
-        },
-        "required": ["session_id"],
-    },
-}
+
+_SESSION = ("string", "session handle from a recall entry")
+_HIT_MEMORY = ("string", "the memory the hit came from")
+
+RECALL_SCHEMA = _schema(
+    "funes_recall",
+    "Search the durable memory of past coding-agent sessions (Hermes, Claude Code, Codex, pi) "
+    "for passages matching a query. Use it when the user refers to earlier work, before "
+    "re-investigating something a past session may have settled, and before asserting what "
+    "was or was not done. Each hit shows its time, agent, project, session and a "
+    "`get <session_id> <turn_uuid>` line: read the whole turn with funes_get.",
+    ["query"],
+    query=("string", "what to look for, in natural words"),
+    k=("integer", "number of hits (default 8)"),
+    harness=("string", "only this agent: claude, codex, pi or hermes"),
+    memory=("string", "another memory to read (path or ORG/REPO)"),
+)
+
+GET_SCHEMA = _schema(
+    "funes_get",
+    "Read one place of a past session from the funes memory: the session and seq printed "
+    "on a funes_recall entry's `funes get SESSION SEQ` line. About 2,000 characters by "
+    "default; `grep` prints only the lines holding given words, `full` everything.",
+    ["session_id", "turn_uuid"],
+    session_id=_SESSION,
+    turn_uuid=("string", "the entry's seq (or a turn id)"),
+    grep=("string", "only the lines holding these words"),
+    full=("boolean", "everything, whole (expensive)"),
+    window=("integer", "turns either side (default 0)"),
+    memory=_HIT_MEMORY,
+)
+
+TIMELINE_SCHEMA = _schema(
+    "funes_timeline",
+    "A past session's course from the funes memory, one line a step (asks, tool calls with "
+    "their outcome, replies): around a recall entry's seq, or the whole session. For "
+    "'first', 'later', 'what happened next'.",
+    ["session_id"],
+    session_id=_SESSION,
+    turn=("string", "the entry's seq (omit: whole session)"),
+    memory=_HIT_MEMORY,
+)
 
 
 def _settings() -> tuple[list[str], str | None]:
@@ -215,25 +203,16 @@ def on_session_end(session_id: str = "", **kwargs: Any) -> None:
 
 
 def register(ctx: Any) -> None:
-    ctx.register_tool(
-        name="funes_recall",
-        toolset=TOOLSET,
-        schema=RECALL_SCHEMA,
-        handler=recall,
-        description=RECALL_SCHEMA["description"],
-    )
-    ctx.register_tool(
-        name="funes_get",
-        toolset=TOOLSET,
-        schema=GET_SCHEMA,
-        handler=get,
-        description=GET_SCHEMA["description"],
-    )
-    ctx.register_tool(
-        name="funes_timeline",
-        toolset=TOOLSET,
-        schema=TIMELINE_SCHEMA,
-        handler=timeline,
-        description=TIMELINE_SCHEMA["description"],
-    )
+    for schema, handler in (
+        (RECALL_SCHEMA, recall),
+        (GET_SCHEMA, get),
+        (TIMELINE_SCHEMA, timeline),
+    ):
+        ctx.register_tool(
+            name=schema["name"],
+            toolset=TOOLSET,
+            schema=schema,
+            handler=handler,
+            description=schema["description"],
+        )
     ctx.register_hook("on_session_end", on_session_end)
