@@ -123,3 +123,33 @@ def test_a_subagents_hit_names_its_parent_and_the_task_it_was_given(corpus) -> N
     assert result.subagents["agent-a2271d1"] == ("29ccd257", "Explore codebase structure")
     page = format_agent(result)
     assert " · subagent of 29ccd257\n  ~ task: Explore codebase structure\n" in page
+
+
+def test_get_of_a_turn_that_made_three_calls_at_once_shows_each_output() -> None:
+    """Claude Code records three Reads made at once as one turn with three tool_use blocks,
+    then one turn per output: `get` of that turn shows all three outputs, not the first one
+    three times over (an agent looked for config.ru's content in the README's output)."""
+    from click.testing import CliRunner
+
+    from funes.cli import main
+    from funes.model import Block
+
+    reads = turn(S, "c1", 1, "file_path: /app/README.md", role="assistant")
+    reads.blocks = [
+        Block(block_type="tool_use", text=f"file_path: /app/{name}", tool_name="Read")
+        for name in ("README.md", "index.html", "config.ru")
+    ]
+    build_memory(
+        [
+            turn(S, "u0", 0, "What does this project do?"),
+            reads,
+            output("r1", 2, "JSSoundRecorder: record sounds", tool="Read"),
+            output("r2", 3, "<html><body>recorder</body></html>", tool="Read"),
+            output("r3", 4, "use Rack::Static\nrun Rack::Directory.new(Dir.pwd)", tool="Read"),
+        ]
+    )
+    got = CliRunner().invoke(main, ["get", "s-tools-", "1"])
+    assert got.exit_code == 0, got.output
+    assert "seq1 and 3 turn(s) around it" in got.output
+    assert "│ run Rack::Directory.new(Dir.pwd)" in got.output
+    assert "│ <html><body>recorder</body></html>" in got.output

@@ -70,3 +70,22 @@ def test_around_a_turn_marks_it_and_says_how_to_read_more() -> None:
         f"more: funes get {H} SEQ reads a step; 2 step(s) not shown: "
         f"funes timeline {H} SEQ --steps N shows N each side"
     )
+
+
+def test_what_a_slash_command_printed_is_a_step() -> None:
+    """`/model` then "Kept model as opusplan": the reply is what the user asked about (an
+    agent fetched seq after seq to find it)."""
+    build_memory(
+        [
+            turn("s-slash-0001", "u0", 0, "<command-name>/model</command-name>"),
+            turn(
+                "s-slash-0001",
+                "u1",
+                1,
+                "<local-command-stdout>Kept model as opusplan</local-command-stdout>",
+            ),
+        ]
+    )
+    out = CliRunner().invoke(main, ["timeline", "s-slash-"])
+    assert out.exit_code == 0, out.output
+    assert "seq1 10:00 command output: Kept model as opusplan" in out.output

@@ -86,6 +86,9 @@ class _Code:
     def __init__(self) -> None:
         self._seen: dict[str, int] = {}
         self._lock = threading.Lock()
+        # A module imported lazily (by a call) is first seen after it was loaded: a file
+        # written since the service started may hold code newer than what was imported.
+        self._started = time.time_ns()
 
     def changed(self) -> bool:
         with self._lock:
@@ -93,6 +96,8 @@ class _Code:
                 path = getattr(module, "__file__", None)
                 if path and name.split(".")[0] == "funes" and path not in self._seen:
                     self._seen[path] = _mtime(path)
+                    if self._seen[path] > self._started:
+                        return True
             return any(_mtime(path) != mtime for path, mtime in self._seen.items())
 
 

@@ -138,7 +138,14 @@ def _unit_partners(rows: list[dict], kept: list[dict], turn_uuid: str) -> list[d
     for call in (r for r in kept if r["turn_uuid"] == turn_uuid and r["block_type"] == "tool_use"):
         if int(call["split_idx"] or 0):
             continue
-        output = unit_partner(rows, turn_uuid, "tool_use", call["tool_name"], int(call["seq"]))
+        output = unit_partner(
+            rows,
+            turn_uuid,
+            "tool_use",
+            call["tool_name"],
+            int(call["seq"]),
+            block_idx=int(call["block_idx"] or 0),
+        )
         if output is not None and output["turn_uuid"] not in shown:
             shown.add(output["turn_uuid"])
             extra += [r for r in rows if r["turn_uuid"] == output["turn_uuid"]]

@@ -90,12 +90,20 @@ def _left_out_note(count: int, max_tokens: int) -> str:
 
 
 def page_hit_texts(result: RecallResult) -> list[str]:
-    """Each hit's lines as the default page shows them (its header, partner and passage), in
-    rank order: what a reader of the page sees of each place (bench/coding.py scores this)."""
-    return [
-        "\n".join(_place_lines(result, hit, rank, _limit(rank, SNIPPET_CHARS, True), ""))
-        for rank, hit in enumerate(result.hits, 1)
-    ]
+    """Each hit's lines as the default page shows them (its header, partner and passage, and
+    the `~` lines of its own prompt and conclusion, wherever its session's group prints them),
+    in rank order: what a reader of the page sees of each place (bench/coding.py scores this)."""
+    said: dict[tuple[str, str], dict[str, Neighbour]] = {}
+    for group in _groups(result.hits):
+        first = group.hits[0][1]
+        said[(first.memory, first.session_id)] = _said(group)
+    texts = []
+    for rank, hit in enumerate(result.hits, 1):
+        lines = _place_lines(result, hit, rank, _limit(rank, SNIPPET_CHARS, True), "")
+        shown = said[(hit.memory, hit.session_id)]
+        lines += [_said_line(shown[n.turn_uuid]) for n in hit.neighbours if n.turn_uuid in shown]
+        texts.append("\n".join(lines))
+    return texts
 
 
 def _render(
@@ -151,13 +159,7 @@ def _group_lines(result: RecallResult, group: _Group, snippet: int, best_whole: 
         lines[0] += f" · subagent of {parent}"
         if task:
             lines.append(f"  ~ task: {said_line(task, SAID_CHARS)}")
-    shown_turns = {hit.turn_uuid for _, hit in group.hits}
-    shown_text = {" ".join(hit.text.split()) for _, hit in group.hits}
-    said: dict[str, Neighbour] = {}
-    for _, hit in group.hits:
-        for n in hit.neighbours:
-            if n.turn_uuid not in shown_turns and " ".join(n.text.split()) not in shown_text:
-                said.setdefault(n.turn_uuid, n)
+    said = _said(group)
     # The session's own order: what was asked, the places, what was concluded.
     items: list[tuple[int, int, Hit | Neighbour]] = [(hit.seq, 1, hit) for _, hit in group.hits]
     items += [(n.seq, 0, n) for n in said.values()]
@@ -169,9 +171,26 @@ def _group_lines(result: RecallResult, group: _Group, snippet: int, best_whole: 
             lines += _place_lines(result, item, rank, _limit(rank, snippet, best_whole), day)
             day = short_time(item.ts)[:10]
         else:
-            said_text = said_line(item.text, SAID_CHARS)
-            lines.append(f"  ~ seq{item.seq} {item.role or '-'}: {said_text}")
+            lines.append(_said_line(item))
     return lines
+
+
+def _said(group: _Group) -> dict[str, Neighbour]:
+    """The prompts and conclusions a session's places bring, each once (by turn), leaving out
+    the places' own turns and text."""
+    shown_turns = {hit.turn_uuid for _, hit in group.hits}
+    shown_text = {" ".join(hit.text.split()) for _, hit in group.hits}
+    said: dict[str, Neighbour] = {}
+    for _, hit in group.hits:
+        for n in hit.neighbours:
+            if n.turn_uuid not in shown_turns and " ".join(n.text.split()) not in shown_text:
+                said.setdefault(n.turn_uuid, n)
+    return said
+
+
+def _said_line(neighbour: Neighbour) -> str:
+    said_text = said_line(neighbour.text, SAID_CHARS)
+    return f"  ~ seq{neighbour.seq} {neighbour.role or '-'}: {said_text}"
 
 
 def _limit(rank: int, snippet: int, best_whole: bool) -> int:

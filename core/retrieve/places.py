@@ -81,7 +81,8 @@ def attach_partners(table: Any, hits: list[Hit]) -> None:
 
 
 def _partner(hit: Hit, rows: list[dict]) -> Neighbour | None:
-    row = unit_partner(rows, hit.turn_uuid, hit.block_type, hit.tool_name, hit.seq)
+    text = hit.text if hit.split_idx == 0 else ""
+    row = unit_partner(rows, hit.turn_uuid, hit.block_type, hit.tool_name, hit.seq, text=text)
     if row is None:
         return None
     return Neighbour(
@@ -94,11 +95,20 @@ def _partner(hit: Hit, rows: list[dict]) -> Neighbour | None:
 
 
 def unit_partner(
-    rows: list[dict], turn_uuid: str, block_type: str, tool_name: str | None, seq: int
+    rows: list[dict],
+    turn_uuid: str,
+    block_type: str,
+    tool_name: str | None,
+    seq: int,
+    *,
+    block_idx: int | None = None,
+    text: str = "",
 ) -> dict | None:
     """The other half of the tool unit whose `block_type` block is in turn `turn_uuid` (at
     `seq`), among one session's tool block rows: paired first in, first out per tool from
-    PAIRING_SPAN seqs before it (an output whose call lies before that is left unpaired)."""
+    PAIRING_SPAN seqs before it (an output whose call lies before that is left unpaired).
+    A turn that made several calls at once names its block by `block_idx`, else by the start
+    of its `text`; else its first block of that type is meant."""
     tool = tool_name or ""
     same = sorted(
         (
@@ -120,11 +130,13 @@ def unit_partner(
             call = waiting.popleft()
             pairs[_key(call)] = row
             pairs[_key(row)] = call
-    me = next(
-        (r for r in same if r["turn_uuid"] == turn_uuid and r["block_type"] == block_type),
-        None,
-    )
-    return pairs.get(_key(me)) if me is not None else None
+    mine = [r for r in same if r["turn_uuid"] == turn_uuid and r["block_type"] == block_type]
+    if block_idx is not None:
+        mine = [r for r in mine if int(r["block_idx"] or 0) == block_idx] or mine
+    elif text and len(mine) > 1:
+        head = text[:200]
+        mine = [r for r in mine if (r["text"] or "").startswith(head)] or mine
+    return pairs.get(_key(mine[0])) if mine else None
 
 
 def _key(row: dict) -> str:

@@ -19,7 +19,7 @@ from funes.retrieve.filters import quote_sql
 from funes.retrieve.formats import relative_paths, short_time, short_workdir, turn_command
 from funes.retrieve.get import TurnNotFound, find_turn, is_seq, resolve_session
 from funes.retrieve.handles import session_handles
-from funes.retrieve.said import strip_wrappers
+from funes.retrieve.said import strip_wrappers, wrapped_context
 from funes.retrieve.search import open_store
 from funes.retrieve.steps import call_line, key_argument, outcome, said_line, unlabelled
 
@@ -31,6 +31,8 @@ MAX_AROUND = 30
 MAX_STEPS = 40
 STEP_CHARS = 80
 _PATHLIKE = re.compile(r"[\w.~-]*/[\w./-]+|[\w-]+\.\w{1,5}")
+# Wrappers holding what a command the user ran in the harness printed.
+_PRINTED = ("local-command-stdout", "local-command-stderr", "bash-stdout", "bash-stderr")
 # A prompt that is a harness control or a wrapper, not a request.
 _CONTROL = ("<command-", "<local-command", "Caveat:", "[Request interrupted", "<system-reminder")
 
@@ -126,8 +128,13 @@ def _steps(rows: list[dict], workdir: str) -> list[Step]:
         tool = row["tool_name"]
         if block == "text" and text.strip():
             if row["role"] == "user":
-                # What the harness wrapped around a request (an IDE selection) is not the ask.
+                # What the harness wrapped around a request (an IDE selection) is not the ask;
+                # what a slash command printed (`/model` → "Kept model as opusplan") is a step.
                 asked = strip_wrappers(text)
+                printed = [said for tag, said in wrapped_context(text) if tag in _PRINTED]
+                if printed and printed[0] and not asked:
+                    line = "command output: " + said_line(printed[0], STEP_CHARS)
+                    steps.append(Step(seq, uuid, ts, "output", line))
                 if not asked or asked.startswith(_CONTROL):
                     continue
                 steps.append(Step(seq, uuid, ts, "ask", "user: " + said_line(asked, STEP_CHARS)))
