@@ -388,3 +388,15 @@ def test_a_read_output_is_shown_without_its_label_and_number_padding() -> None:
     assert "b1 tool_result:Read (3 lines)\n│ 1→import os\n" in focused
     full = format_get_agent(GetResult("sess", "t-1", "/m", turns), Reading(max_chars=None))
     assert "│ [tool_result Read]      1→import os" in full
+
+
+def test_a_passage_a_little_longer_than_a_snippet_is_shown_whole() -> None:
+    best = make_hit("We dropped the redis cache.", turn_uuid="t-1", seq=1)
+    near = " ".join(["redis"] + ["word"] * 48) + " the answer"  # ~255 characters
+    far = " ".join(["redis"] + ["word"] * 80) + " the answer"  # ~415 characters
+    hits = [best, make_hit(near, turn_uuid="t-2", seq=2), make_hit(far, turn_uuid="t-3", seq=3)]
+    page = format_agent(RecallResult("redis", hits, "/m", "none"))
+    assert f"│ {near}" in page  # a cut would save under 120 characters: whole
+    assert "the answer" in page.split("seq2")[1].split("seq3")[0]
+    assert f"│ {far}" not in page and "seq3 assistant (+" not in page  # one long line: windowed
+    assert "…" in page.split("seq3")[1]
