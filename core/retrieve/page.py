@@ -46,6 +46,9 @@ BEST_PASSAGE_CHARS = CHUNK_MAX_CHARS + 2
 WHOLE_SLACK = 120
 # A prompt or a conclusion beside the places, and a tool unit's other half, in one line.
 SAID_CHARS = 80
+# The user's own words get more room: an ask is short, and its end often says what was wanted
+# ("…, the group names should match the filters?").
+ASKED_CHARS = 100
 PARTNER_CHARS = 80
 # Under a token budget, a passage is not worth showing in fewer characters than this, unless
 # it is the only one that could be shown at all.
@@ -193,7 +196,8 @@ def _said(group: _Group) -> dict[str, Neighbour]:
 
 
 def _said_line(neighbour: Neighbour) -> str:
-    said_text = said_line(neighbour.text, SAID_CHARS)
+    room = ASKED_CHARS if neighbour.role == "user" else SAID_CHARS
+    said_text = said_line(neighbour.text, room)
     return f"  ~ seq{neighbour.seq} {neighbour.role or '-'}: {said_text}"
 
 
