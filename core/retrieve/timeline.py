@@ -153,7 +153,10 @@ def _steps(rows: list[dict], workdir: str) -> list[Step]:
             call = waiting.popleft() if waiting else None
             result = outcome(tool, text, 60)
             if call is not None and seq - call.seq <= 3:
-                call.text += " → " + result
+                # Where the output lies when it is a turn of its own: calls made together
+                # answer in later turns, and `get` of the right one reads it.
+                where = f"seq{seq} " if seq != call.seq else ""
+                call.text += f" → {where}{result}"
                 call.output_seq = seq
             else:
                 steps.append(Step(seq, uuid, ts, "output", f"{tool or 'tool'} output: {result}"))
