@@ -9,7 +9,10 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    import subprocess
 
 
 class ConfigError(Exception):
@@ -29,6 +32,13 @@ class InstallReport:
     agent: str
     changed: list[Path] = field(default_factory=list)  # files whose bytes changed
     notes: list[str] = field(default_factory=list)  # things the user must know or do
+
+    def write(self, path: Path, data: str | bytes, *, backup: bool = True) -> bool:
+        """`write_atomic`, with `path` recorded as changed when its bytes did change."""
+        if not write_atomic(path, data, backup=backup):
+            return False
+        self.changed.append(path)
+        return True
 
 
 def write_atomic(path: Path, data: str | bytes, *, backup: bool = True) -> bool:
@@ -153,6 +163,69 @@ class Installer(Protocol):
         ...
 
 
+# How long an agent's own CLI may take to register or unregister funes (`claude plugin ...`).
+AGENT_CLI_TIMEOUT_S = 120
+
+
+def run_agent_cli(
+    argv: list[str], shown: str, *, check: bool = True, cwd: Path | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Run an agent's own CLI with no terminal input; when it fails (and `check`), RuntimeError
+    naming the command as `shown` and the last line it printed."""
+    import subprocess
+
+    result = subprocess.run(
+        argv,
+        capture_output=True,
+        text=True,
+        timeout=AGENT_CLI_TIMEOUT_S,
+        stdin=subprocess.DEVNULL,
+        cwd=cwd,
+    )
+    if check and result.returncode != 0:
+        output = (result.stderr.strip() or result.stdout.strip()).splitlines()
+        detail = output[-1] if output else f"exit {result.returncode}"
+        raise RuntimeError(f"`{shown}` failed: {detail}")
+    return result
+
+
+def digests(paths: list[Path]) -> dict[Path, str | None]:
+    """Each file's sha256 (None when absent): taken before an agent's CLI rewrites its own
+    files, so that `changed_since` can report the ones it changed."""
+    import hashlib
+
+    return {p: hashlib.sha256(p.read_bytes()).hexdigest() if p.is_file() else None for p in paths}
+
+
+def changed_since(before: dict[Path, str | None]) -> list[Path]:
+    """The files of `before` (from `digests`) whose bytes are not what they were."""
+    now = digests(list(before))
+    return [path for path, digest in before.items() if now[path] != digest]
+
+
+def prune_empty(folder: Path) -> None:
+    """Remove `folder` when nothing is left in it."""
+    if folder.is_dir() and not any(folder.iterdir()):
+        folder.rmdir()
+
+
+def runs_funes_hook(command: object, agent: str) -> bool:
+    """Whether a hook's shell `command` runs `<funes> hook <agent>` (any funes path, with a
+    FUNES_HOME or not): how an installer tells its own hook from the user's."""
+    import shlex
+
+    if not isinstance(command, str):
+        return False
+    try:
+        argv = shlex.split(command)
+    except ValueError:
+        return False
+    for i in range(1, len(argv) - 1):
+        if argv[i] == "hook" and argv[i + 1] == agent and Path(argv[i - 1]).name == "funes":
+            return True
+    return argv[: len(hook_command(agent))] == hook_command(agent)
+
+
 def hook_command(agent: str) -> list[str]:
     """The argv an agent runs after each turn: `funes hook <agent>` (funes.integrations.hook)."""
     return [*funes_command(), "hook", agent]
@@ -232,11 +305,9 @@ def render_plugin(
 
     source = resources.files("funes.plugins") / plugin
     for name in files:
-        if write_atomic(target / name, (source / name).read_bytes(), backup=False):
-            report.changed.append(target / name)
+        report.write(target / name, (source / name).read_bytes(), backup=False)
     bound = {"command": funes_command(), "memory": memory}
-    if write_atomic(target / "funes.json", json.dumps(bound, indent=2) + "\n", backup=False):
-        report.changed.append(target / "funes.json")
+    report.write(target / "funes.json", json.dumps(bound, indent=2) + "\n", backup=False)
 
 
 def remove_plugin(report: InstallReport, target: Path) -> None:

@@ -215,12 +215,9 @@ class CodexInstaller:
         doc = _load_toml(config)  # parse both before writing either: all or nothing
         hooks_doc, hooks_text = _load_hooks(hooks)
         self._patch_config(doc, memory)
-        if write_atomic(config, doc.as_string()):
-            report.changed.append(config)
+        report.write(config, doc.as_string())
         if self._patch_hooks(hooks_doc):
-            text = dump_json_like(hooks_doc, hooks_text)
-            if write_atomic(hooks, text):
-                report.changed.append(hooks)
+            report.write(hooks, dump_json_like(hooks_doc, hooks_text))
         if hooks in report.changed or not self.hook_trusted():
             report.notes.append(
                 "Codex runs the funes Stop hook only once you trust it: run `codex`, type /hooks "

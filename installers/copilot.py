@@ -30,7 +30,7 @@ from funes.installers.base import (
     dump_json_like,
     funes_command,
     hook_command,
-    write_atomic,
+    runs_funes_hook,
 )
 from funes.paths import copilot_home
 
@@ -94,30 +94,11 @@ def _our_hook() -> dict[str, Any]:
 
 def _is_our_hook(handler: Any) -> bool:
     """A handler that runs `<funes> hook copilot` (any funes path)."""
-    command = handler.get("bash") if isinstance(handler, dict) else None
-    if not isinstance(command, str):
-        return False
-    try:
-        argv = shlex.split(command)
-    except ValueError:
-        return False
-    ours = any(
-        argv[i] == "hook" and argv[i + 1] == "copilot" and Path(argv[i - 1]).name == "funes"
-        for i in range(1, len(argv) - 1)
-    )
-    return ours or argv[: len(hook_command("copilot"))] == hook_command("copilot")
+    return isinstance(handler, dict) and runs_funes_hook(handler.get("bash"), "copilot")
 
 
 def _write(path: Path, data: dict[str, Any], original: str, report: InstallReport) -> None:
-    if write_atomic(path, dump_json_like(data, original)):
-        report.changed.append(path)
-
-
-def _write_back(path: Path, data: dict[str, Any], original: str, report: InstallReport) -> None:
-    """Write what is left after taking funes out: the user's own bytes when it is their file."""
-    text = jsonfile.restored_text(path, data) or dump_json_like(data, original)
-    if jsonfile.delete_if_created(path, data) or write_atomic(path, text):
-        report.changed.append(path)
+    report.write(path, dump_json_like(data, original))
 
 
 class CopilotInstaller:
@@ -151,8 +132,7 @@ class CopilotInstaller:
         from importlib import resources
 
         text = (resources.files("funes.plugins") / "copilot" / INSTRUCTIONS).read_bytes()
-        if write_atomic(instructions_path(), text, backup=False):
-            report.changed.append(instructions_path())
+        report.write(instructions_path(), text, backup=False)
         report.notes.append(
             f"Copilot CLI loads the funes MCP server from {mcp_config_path()} (tools funes-recall "
             f"and funes-get), runs `funes hook copilot` after each turn ({settings_path()}) and "
@@ -169,7 +149,7 @@ class CopilotInstaller:
             del servers[SERVER]
             if not servers:
                 del mcp["mcpServers"]
-            _write_back(mcp_config_path(), mcp, mcp_text, report)
+            jsonfile.write_back(report, mcp_config_path(), mcp, mcp_text)
         hooks = settings.get("hooks")
         if isinstance(hooks, dict) and any(map(_is_our_hook, _all_handlers(hooks))):
             for event in HOOK_EVENTS:
@@ -180,7 +160,7 @@ class CopilotInstaller:
                     hooks.pop(event, None)
             if not hooks:
                 del settings["hooks"]
-            _write_back(settings_path(), settings, settings_text, report)
+            jsonfile.write_back(report, settings_path(), settings, settings_text)
         if instructions_path().exists():
             instructions_path().unlink()
             report.changed.append(instructions_path())

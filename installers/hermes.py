@@ -27,7 +27,6 @@ from funes.installers.base import (
     remove_plugin,
     render_plugin,
     settle_config,
-    write_atomic,
 )
 from funes.paths import hermes_home
 
@@ -254,8 +253,7 @@ class HermesInstaller:
             disabled.remove(PLUGIN_NAME)
             edited = None  # two edits: leave it to the layout-matched dump
             report.notes.append("funes was in plugins.disabled of config.yaml; it is enabled now")
-        if write_atomic(config.path, config.render(edited)):
-            report.changed.append(config.path)
+        report.write(config.path, config.render(edited))
         report.notes.append(
             f"Hermes loads the funes plugin from {plugin_dir()} (enabled in {config.path}; "
             "`hermes plugins list` shows it): tools funes_recall and funes_get, and every turn "
@@ -277,8 +275,7 @@ class HermesInstaller:
             if not plugins:
                 del config.data["plugins"]
             # No backup now: the file holds funes's entry; the user's is from before `add`.
-            if write_atomic(config.path, config.render(edited), backup=False):
-                report.changed.append(config.path)
+            report.write(config.path, config.render(edited), backup=False)
             settle_config(report, config.path, _load_plain)
         remove_plugin(report, plugin_dir())
         return report

@@ -32,7 +32,6 @@ from funes.installers.base import (
     plugin_status,
     remove_plugin,
     render_plugin,
-    write_atomic,
 )
 from funes.paths import funes_home, opencode_config_dir
 
@@ -109,8 +108,8 @@ class OpencodeInstaller:
             if value not in entries:
                 data[key] = [*entries, value]
         changed = jsonfile.fingerprint(data) != before or not config.exists()
-        if changed and write_atomic(config, dump_json_like(data, original)):
-            report.changed.append(config)
+        if changed:
+            report.write(config, dump_json_like(data, original))
         report.notes.append(
             f"opencode loads funes from {config}: the MCP server (tools funes_recall and "
             f"funes_get), the plugin {plugin_dir() / 'funes.js'} that indexes each prompt when "
@@ -126,9 +125,7 @@ class OpencodeInstaller:
             before = jsonfile.fingerprint(data)
             _remove_ours(data)
             if jsonfile.fingerprint(data) != before:
-                text = jsonfile.restored_text(config, data) or dump_json_like(data, original)
-                if jsonfile.delete_if_created(config, data) or write_atomic(config, text):
-                    report.changed.append(config)
+                jsonfile.write_back(report, config, data, original)
         remove_plugin(report, plugin_dir())
         return report
 
