@@ -5,12 +5,11 @@ The disk is a real one: a small tmpfs (skipped where mounting is not permitted).
 from __future__ import annotations
 
 import json
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from trust_fixtures import funes
+from trust_fixtures import funes, funes_home_on_a_small_disk
 
 from funes.index.store import ChunkStore
 
@@ -19,18 +18,8 @@ CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 
 @pytest.fixture
 def small_disk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    mount = tmp_path / "small-disk"
-    mount.mkdir()
-    done = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "size=3m", "tmpfs", str(mount)], capture_output=True
-    )
-    if done.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.decode().strip()}")
-    monkeypatch.setenv("FUNES_HOME", str(mount / "funes-home"))
-    try:
+    with funes_home_on_a_small_disk(tmp_path / "small-disk", "3m", monkeypatch) as mount:
         yield mount
-    finally:
-        subprocess.run(["umount", "-l", str(mount)], check=False)
 
 
 def test_a_full_disk_is_named_with_the_room_needed_and_nothing_is_lost(small_disk: Path) -> None:

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from trust_fixtures import funes
+from trust_fixtures import funes, funes_home_on_a_small_disk
 
 from funes.index.store import ChunkStore
 from funes.paths import funes_home, local_memory_dir
@@ -22,18 +22,8 @@ CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 
 @pytest.fixture
 def small_disk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    mount = tmp_path / "small-disk"
-    mount.mkdir()
-    done = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "size=3m", "tmpfs", str(mount)], capture_output=True
-    )
-    if done.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.decode().strip()}")
-    monkeypatch.setenv("FUNES_HOME", str(mount / "funes-home"))
-    try:
+    with funes_home_on_a_small_disk(tmp_path / "small-disk", "3m", monkeypatch) as mount:
         yield mount
-    finally:
-        subprocess.run(["umount", "-l", str(mount)], check=False)
 
 
 def fill(disk: Path) -> None:
@@ -89,15 +79,7 @@ def test_rows_stored_before_the_disk_filled_are_recorded_and_the_room_asked_is_e
     same command finishes."""
     from funes.index.state import IndexState
 
-    mount = tmp_path / "disk"
-    mount.mkdir()
-    done = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "size=5500k", "tmpfs", str(mount)], capture_output=True
-    )
-    if done.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.decode().strip()}")
-    monkeypatch.setenv("FUNES_HOME", str(mount / "funes-home"))
-    try:
+    with funes_home_on_a_small_disk(tmp_path / "disk", "5500k", monkeypatch) as mount:
         assert funes("index", str(CORPUS / "funes-fixtures")).returncode == 0
         full = funes("index", str(CORPUS / "claude"))
         assert full.returncode == 1 and "is full" in full.stderr, full.stderr
@@ -114,8 +96,6 @@ def test_rows_stored_before_the_disk_filled_are_recorded_and_the_room_asked_is_e
         assert grown.returncode == 0, grown.stderr
         again = funes("index", str(CORPUS / "claude"))
         assert again.returncode == 0, again.stderr
-    finally:
-        subprocess.run(["umount", "-l", str(mount)], check=False)
 
 
 def test_a_lost_data_file_costs_only_its_own_rows_and_doctor_fix_salvages_the_rest(

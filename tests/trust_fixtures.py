@@ -7,7 +7,11 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+
+import pytest
 
 FUNES = [sys.executable, "-m", "funes.cli"]
 
@@ -51,6 +55,25 @@ def funes(*args: str, env: dict[str, str] | None = None) -> subprocess.Completed
         env=env or os.environ.copy(),
         timeout=300,
     )
+
+
+@contextmanager
+def funes_home_on_a_small_disk(
+    mount: Path, size: str, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Path]:
+    """A real disk of `size` (a tmpfs mounted at `mount`, unmounted after) holding FUNES_HOME;
+    the test is skipped where mounting is not permitted."""
+    mount.mkdir()
+    done = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(mount)], capture_output=True
+    )
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.decode().strip()}")
+    monkeypatch.setenv("FUNES_HOME", str(mount / "funes-home"))
+    try:
+        yield mount
+    finally:
+        subprocess.run(["umount", "-l", str(mount)], check=False)
 
 
 def stored_texts() -> list[str]:
