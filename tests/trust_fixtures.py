@@ -16,8 +16,11 @@ import pytest
 FUNES = [sys.executable, "-m", "funes.cli"]
 
 
-def claude_transcript(session: str, turns: list[str], cwd: str = "/home/dev/shop") -> Path:
-    """A Claude Code transcript under $CLAUDE_CONFIG_DIR: alternating user/assistant turns."""
+def claude_transcript(
+    session: str, turns: list[str], cwd: str = "/home/dev/shop", day: int = 1
+) -> Path:
+    """A Claude Code transcript under $CLAUDE_CONFIG_DIR: alternating user/assistant turns, all
+    on 2026-01-<day>."""
     claude = Path(os.environ["CLAUDE_CONFIG_DIR"])
     path = claude / "projects" / cwd.replace("/", "-") / f"{session}.jsonl"
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -31,7 +34,7 @@ def claude_transcript(session: str, turns: list[str], cwd: str = "/home/dev/shop
             "uuid": uuid,
             "parentUuid": parent,
             "sessionId": session,
-            "timestamp": f"2026-01-01T10:{i // 60:02d}:{i % 60:02d}Z",
+            "timestamp": f"2026-01-{day:02d}T10:{i // 60:02d}:{i % 60:02d}Z",
             "cwd": cwd,
             "message": {"role": role, "content": content},
         }
