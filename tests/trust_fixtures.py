@@ -79,6 +79,28 @@ def funes_home_on_a_small_disk(
         subprocess.run(["umount", "-l", str(mount)], check=False)
 
 
+@contextmanager
+def writer_lock_held_elsewhere() -> Iterator[subprocess.Popen[str]]:
+    """Another process holding the memory's writer lock (as a long `funes index` would) for
+    the block; it is killed after, which frees the lock."""
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import time\nfrom funes.index.lock import writer_lock\n"
+            "with writer_lock():\n    print('held', flush=True)\n    time.sleep(120)\n",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        yield holder
+    finally:
+        holder.kill()
+        holder.wait()
+
+
 def stored_texts() -> list[str]:
     from funes.index.store import ChunkStore
 
