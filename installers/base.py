@@ -226,6 +226,18 @@ def runs_funes_hook(command: object, agent: str) -> bool:
     return argv[: len(hook_command(agent))] == hook_command(agent)
 
 
+def mcp_command(memory: str | None) -> list[str]:
+    """The argv of the MCP server an agent starts: `funes mcp [MEMORY]`."""
+    return [*funes_command(), "mcp", *([memory] if memory else [])]
+
+
+def server_environment() -> dict[str, str]:
+    """What an MCP server's environment must carry in: a non-default FUNES_HOME ({} when it is
+    the default). Agents start their servers with a cleaned environment."""
+    home = os.environ.get("FUNES_HOME", "").strip()
+    return {"FUNES_HOME": home} if home else {}
+
+
 def hook_command(agent: str) -> list[str]:
     """The argv an agent runs after each turn: `funes hook <agent>` (funes.integrations.hook)."""
     return [*funes_command(), "hook", agent]

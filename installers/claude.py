@@ -24,8 +24,8 @@ from funes.installers.base import (
     changed_since,
     digests,
     dump_json_like,
-    funes_command,
     hook_command,
+    mcp_command,
     prune_empty,
     read_config_text,
     read_json_config,
@@ -106,17 +106,16 @@ def _drop_emptied_plugin_keys(report: InstallReport) -> None:
 def render_plugin(memory: str | None) -> dict[Path, bytes]:
     """Relative path → bytes of the plugin with funes's absolute command (and memory) baked in."""
     source = plugin_dir("claude")
-    funes = funes_command()
     hook = shlex.join(hook_command("claude"))
     files: dict[Path, bytes] = {}
     for path in sorted(p for p in source.rglob("*") if p.is_file()):
         relative = path.relative_to(source)
         if relative.name == "plugin.json":
             manifest = json.loads(path.read_text())
-            args = [*funes[1:], "mcp", *([memory] if memory else [])]
+            command = mcp_command(memory)
             # alwaysLoad: Claude Code waits for the server before the first model call (`-p`
             # otherwise races it) and never defers its tools behind ToolSearch.
-            manifest["mcpServers"]["funes"] |= {"command": funes[0], "args": args}
+            manifest["mcpServers"]["funes"] |= {"command": command[0], "args": command[1:]}
             files[relative] = _json_bytes(manifest)
         elif relative.name == "hooks.json":
             hooks = json.loads(path.read_text())

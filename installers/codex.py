@@ -31,10 +31,11 @@ from funes.installers.base import (
     ConfigError,
     InstallReport,
     dump_json_like,
-    funes_command,
     hook_command,
+    mcp_command,
     read_config_text,
     read_json_config,
+    server_environment,
     write_atomic,
 )
 from funes.paths import codex_home
@@ -227,19 +228,16 @@ class CodexInstaller:
         return report
 
     def _patch_config(self, doc: Any, memory: str | None) -> None:
-        import os
-
         import tomlkit
 
-        funes = funes_command()
+        command = mcp_command(memory)
         server = tomlkit.table()
-        server["command"] = funes[0]
-        server["args"] = [*funes[1:], "mcp", *([memory] if memory else [])]
+        server["command"] = command[0]
+        server["args"] = command[1:]
         server["default_tools_approval_mode"] = "approve"
         server["startup_timeout_sec"] = MCP_STARTUP_TIMEOUT_S
-        # Codex gives MCP servers a cleaned environment: carry a non-default FUNES_HOME over.
-        if os.environ.get("FUNES_HOME", "").strip():
-            server["env"] = {"FUNES_HOME": os.environ["FUNES_HOME"].strip()}
+        if environment := server_environment():  # Codex cleans its MCP servers' environment
+            server["env"] = environment
         servers = doc.get("mcp_servers")
         if servers is None:
             servers = tomlkit.table(is_super_table=True)

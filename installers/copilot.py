@@ -18,7 +18,6 @@ the user's own servers and hooks are never touched, and `remove` gives back the 
 
 from __future__ import annotations
 
-import os
 import shlex
 from pathlib import Path
 from typing import Any
@@ -28,9 +27,10 @@ from funes.installers.base import (
     ConfigError,
     InstallReport,
     dump_json_like,
-    funes_command,
     hook_command,
+    mcp_command,
     runs_funes_hook,
+    server_environment,
 )
 from funes.paths import copilot_home
 
@@ -75,15 +75,15 @@ def _read_settings(path: Path) -> tuple[dict[str, Any], str]:
 
 
 def _server(memory: str | None) -> dict[str, Any]:
-    funes = funes_command()
+    command = mcp_command(memory)
     server: dict[str, Any] = {
         "type": "local",
-        "command": funes[0],
-        "args": [*funes[1:], "mcp", *([memory] if memory else [])],
+        "command": command[0],
+        "args": command[1:],
         "tools": ["*"],
     }
-    if os.environ.get("FUNES_HOME", "").strip():  # a non-default memory home travels along
-        server["env"] = {"FUNES_HOME": os.environ["FUNES_HOME"].strip()}
+    if environment := server_environment():
+        server["env"] = environment
     return server
 
 
@@ -95,10 +95,6 @@ def _our_hook() -> dict[str, Any]:
 def _is_our_hook(handler: Any) -> bool:
     """A handler that runs `<funes> hook copilot` (any funes path)."""
     return isinstance(handler, dict) and runs_funes_hook(handler.get("bash"), "copilot")
-
-
-def _write(path: Path, data: dict[str, Any], original: str, report: InstallReport) -> None:
-    report.write(path, dump_json_like(data, original))
 
 
 class CopilotInstaller:
@@ -118,7 +114,7 @@ class CopilotInstaller:
         if servers.get(SERVER) != _server(memory):
             servers[SERVER] = _server(memory)
         if jsonfile.fingerprint(mcp) != before or not mcp_config_path().exists():
-            _write(mcp_config_path(), mcp, mcp_text, report)
+            report.write(mcp_config_path(), dump_json_like(mcp, mcp_text))
 
         before = jsonfile.fingerprint(settings)
         hooks = settings.setdefault("hooks", {})
@@ -127,7 +123,7 @@ class CopilotInstaller:
             if [h for h in handlers if _is_our_hook(h)] != [_our_hook()]:
                 hooks[event] = [*(h for h in handlers if not _is_our_hook(h)), _our_hook()]
         if jsonfile.fingerprint(settings) != before:
-            _write(settings_path(), settings, settings_text, report)
+            report.write(settings_path(), dump_json_like(settings, settings_text))
 
         from importlib import resources
 

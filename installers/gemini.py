@@ -18,7 +18,6 @@ deletes on remove, allows `recall`, `get` and `status` of the `funes` server. Th
 from __future__ import annotations
 
 import json
-import os
 import shlex
 import shutil
 from pathlib import Path
@@ -32,10 +31,12 @@ from funes.installers.base import (
     digests,
     funes_command,
     hook_shell_command,
+    mcp_command,
     prune_empty,
     read_config_text,
     read_json_config,
     run_agent_cli,
+    server_environment,
 )
 from funes.paths import funes_home, gemini_dir
 from funes.plugins import plugin_dir
@@ -82,12 +83,10 @@ def render_extension(memory: str | None) -> dict[str, bytes]:
         raw = (source / name).read_bytes()
         if name == "gemini-extension.json":
             manifest = json.loads(raw)
-            server: dict[str, Any] = {
-                "command": funes[0],
-                "args": [*funes[1:], "mcp", *([memory] if memory else [])],
-            }
-            if os.environ.get("FUNES_HOME", "").strip():
-                server["env"] = {"FUNES_HOME": os.environ["FUNES_HOME"].strip()}
+            command = mcp_command(memory)
+            server: dict[str, Any] = {"command": command[0], "args": command[1:]}
+            if environment := server_environment():
+                server["env"] = environment
             manifest["mcpServers"]["funes"] = server
             raw = _json_bytes(manifest)
         elif name == "hooks/hooks.json":

@@ -19,7 +19,6 @@ file (it cannot keep the comments) with its line, rather than lose them.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
@@ -28,10 +27,11 @@ from funes.installers.base import (
     ConfigError,
     InstallReport,
     dump_json_like,
-    funes_command,
+    mcp_command,
     plugin_status,
     remove_plugin,
     render_plugin,
+    server_environment,
 )
 from funes.paths import funes_home, opencode_config_dir
 
@@ -72,14 +72,9 @@ def _read_config(path: Path) -> tuple[dict[str, Any], str]:
 
 
 def _server(memory: str | None) -> dict[str, Any]:
-    funes = funes_command()
-    server: dict[str, Any] = {
-        "type": "local",
-        "command": [*funes, "mcp", *([memory] if memory else [])],
-        "enabled": True,
-    }
-    if os.environ.get("FUNES_HOME", "").strip():  # a non-default memory home travels along
-        server["environment"] = {"FUNES_HOME": os.environ["FUNES_HOME"].strip()}
+    server: dict[str, Any] = {"type": "local", "command": mcp_command(memory), "enabled": True}
+    if environment := server_environment():
+        server["environment"] = environment
     return server
 
 

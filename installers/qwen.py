@@ -22,7 +22,6 @@ comments (Qwen Code accepts them) is refused: funes could not write it back with
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 from pathlib import Path
@@ -33,10 +32,11 @@ from funes.installers.base import (
     ConfigError,
     InstallReport,
     dump_json_like,
-    funes_command,
     hook_shell_command,
+    mcp_command,
     read_config_text,
     runs_funes_hook,
+    server_environment,
 )
 from funes.paths import qwen_home
 from funes.plugins import plugin_dir
@@ -102,14 +102,10 @@ def _our_group() -> dict[str, Any]:
 
 
 def _server(memory: str | None) -> dict[str, Any]:
-    funes = funes_command()
-    server: dict[str, Any] = {
-        "command": funes[0],
-        "args": [*funes[1:], "mcp", *([memory] if memory else [])],
-        "trust": True,
-    }
-    if os.environ.get("FUNES_HOME", "").strip():
-        server["env"] = {"FUNES_HOME": os.environ["FUNES_HOME"].strip()}
+    command = mcp_command(memory)
+    server: dict[str, Any] = {"command": command[0], "args": command[1:], "trust": True}
+    if environment := server_environment():
+        server["env"] = environment
     return server
 
 
