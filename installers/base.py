@@ -4,15 +4,11 @@ from __future__ import annotations
 
 import os
 import shutil
-import sys
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
-
-if TYPE_CHECKING:
-    import subprocess
+from typing import Protocol
 
 
 class ConfigError(Exception):
@@ -129,19 +125,6 @@ def describe_difference(before: object, now: object) -> str:
     return ", ".join(parts) or "its content changed"
 
 
-def funes_command() -> list[str]:
-    """The argv that runs funes, recorded in agent configs (`$FUNES_BIN` overrides)."""
-    override = os.environ.get("FUNES_BIN", "").strip()
-    if override:
-        return [override]
-    # The funes of the environment running this (a venv's bin need not be on the agent's PATH).
-    beside = Path(sys.executable).with_name("funes")
-    if beside.is_file() and os.access(beside, os.X_OK):
-        return [str(beside)]
-    found = shutil.which("funes")
-    return [found] if found else ["funes"]
-
-
 class Installer(Protocol):
     agent: str  # claude | codex | pi | hermes
 
@@ -163,95 +146,10 @@ class Installer(Protocol):
         ...
 
 
-# How long an agent's own CLI may take to register or unregister funes (`claude plugin ...`).
-AGENT_CLI_TIMEOUT_S = 120
-
-
-def run_agent_cli(
-    argv: list[str], shown: str, *, check: bool = True, cwd: Path | None = None
-) -> subprocess.CompletedProcess[str]:
-    """Run an agent's own CLI with no terminal input; when it fails (and `check`), RuntimeError
-    naming the command as `shown` and the last line it printed."""
-    import subprocess
-
-    result = subprocess.run(
-        argv,
-        capture_output=True,
-        text=True,
-        timeout=AGENT_CLI_TIMEOUT_S,
-        stdin=subprocess.DEVNULL,
-        cwd=cwd,
-    )
-    if check and result.returncode != 0:
-        output = (result.stderr.strip() or result.stdout.strip()).splitlines()
-        detail = output[-1] if output else f"exit {result.returncode}"
-        raise RuntimeError(f"`{shown}` failed: {detail}")
-    return result
-
-
-def digests(paths: list[Path]) -> dict[Path, str | None]:
-    """Each file's sha256 (None when absent): taken before an agent's CLI rewrites its own
-    files, so that `changed_since` can report the ones it changed."""
-    import hashlib
-
-    return {p: hashlib.sha256(p.read_bytes()).hexdigest() if p.is_file() else None for p in paths}
-
-
-def changed_since(before: dict[Path, str | None]) -> list[Path]:
-    """The files of `before` (from `digests`) whose bytes are not what they were."""
-    now = digests(list(before))
-    return [path for path, digest in before.items() if now[path] != digest]
-
-
 def prune_empty(folder: Path) -> None:
     """Remove `folder` when nothing is left in it."""
     if folder.is_dir() and not any(folder.iterdir()):
         folder.rmdir()
-
-
-def runs_funes_hook(command: object, agent: str) -> bool:
-    """Whether a hook's shell `command` runs `<funes> hook <agent>` (any funes path, with a
-    FUNES_HOME or not): how an installer tells its own hook from the user's."""
-    import shlex
-
-    if not isinstance(command, str):
-        return False
-    try:
-        argv = shlex.split(command)
-    except ValueError:
-        return False
-    for i in range(1, len(argv) - 1):
-        if argv[i] == "hook" and argv[i + 1] == agent and Path(argv[i - 1]).name == "funes":
-            return True
-    return argv[: len(hook_command(agent))] == hook_command(agent)
-
-
-def mcp_command(memory: str | None) -> list[str]:
-    """The argv of the MCP server an agent starts: `funes mcp [MEMORY]`."""
-    return [*funes_command(), "mcp", *([memory] if memory else [])]
-
-
-def server_environment() -> dict[str, str]:
-    """What an MCP server's environment must carry in: a non-default FUNES_HOME ({} when it is
-    the default). Agents start their servers with a cleaned environment."""
-    home = os.environ.get("FUNES_HOME", "").strip()
-    return {"FUNES_HOME": home} if home else {}
-
-
-def hook_command(agent: str) -> list[str]:
-    """The argv an agent runs after each turn: `funes hook <agent>` (funes.integrations.hook)."""
-    return [*funes_command(), "hook", agent]
-
-
-def hook_shell_command(agent: str) -> str:
-    """`funes hook <agent>` as one shell command line, carrying a non-default FUNES_HOME in
-    (Gemini CLI and Qwen Code strip unknown variables from hooks when they sanitise their
-    environment)."""
-    import shlex
-
-    home = os.environ.get("FUNES_HOME", "").strip()
-    argv = hook_command(agent)
-    return shlex.join(["env", f"FUNES_HOME={home}", *argv] if home else argv)
 
 
 def read_config_text(path: Path) -> str:
@@ -304,46 +202,3 @@ def read_json_config(path: Path) -> object:
         return json.loads(text)
     except json.JSONDecodeError as error:
         raise ConfigError(path, error.lineno, f"not valid JSON ({error.msg})") from None
-
-
-def render_plugin(
-    report: InstallReport, plugin: str, files: tuple[str, ...], target: Path, memory: str | None
-) -> None:
-    """Copy `files` of `funes.plugins/<plugin>/` into `target` and write `funes.json` next to
-    them (the funes command line and the bound memory, read back by `bound_memory_in`); every
-    file that changed goes into `report`."""
-    import json
-    from importlib import resources
-
-    source = resources.files("funes.plugins") / plugin
-    for name in files:
-        report.write(target / name, (source / name).read_bytes(), backup=False)
-    bound = {"command": funes_command(), "memory": memory}
-    report.write(target / "funes.json", json.dumps(bound, indent=2) + "\n", backup=False)
-
-
-def remove_plugin(report: InstallReport, target: Path) -> None:
-    """Delete the rendered plugin folder `target` (its files go into `report`)."""
-    if target.exists():
-        report.changed.extend(path for path in sorted(target.iterdir()) if path.is_file())
-        shutil.rmtree(target)
-
-
-def plugin_status(config: Path, wired: bool, target: Path, marker: str) -> dict[str, object]:
-    """An installer's status for a plugin rendered into `target` (present when its `marker`
-    file is) and `wired` in the agent's `config`: installed when both, the files, the memory."""
-    present = (target / marker).exists()
-    files = [str(config)] if wired else []
-    files += [str(path) for path in sorted(target.glob("*"))] if present else []
-    return {"installed": wired and present, "files": files, "memory": bound_memory_in(target)}
-
-
-def bound_memory_in(folder: Path) -> str | None:
-    """The memory recorded in a rendered plugin's `funes.json`, or None."""
-    import json
-
-    try:
-        memory = json.loads((folder / "funes.json").read_text()).get("memory")
-    except (OSError, ValueError, AttributeError):
-        return None
-    return memory if isinstance(memory, str) else None

@@ -17,21 +17,18 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+from funes.installers.agent_cli import changed_since, digests, run_agent_cli
 from funes.installers.base import (
     ConfigError,
     InstallReport,
     backup_path,
-    changed_since,
-    digests,
     dump_json_like,
-    hook_command,
-    mcp_command,
     prune_empty,
     read_config_text,
     read_json_config,
-    run_agent_cli,
     settle_config,
 )
+from funes.installers.commands import hook_command, mcp_command
 from funes.paths import claude_home, funes_home
 from funes.plugins import plugin_dir
 

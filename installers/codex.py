@@ -31,13 +31,11 @@ from funes.installers.base import (
     ConfigError,
     InstallReport,
     dump_json_like,
-    hook_command,
-    mcp_command,
     read_config_text,
     read_json_config,
-    server_environment,
     write_atomic,
 )
+from funes.installers.commands import hook_command, mcp_command, server_environment
 from funes.paths import codex_home
 
 SERVER = "funes"

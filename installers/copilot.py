@@ -23,15 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from funes.installers import jsonfile
-from funes.installers.base import (
-    ConfigError,
-    InstallReport,
-    dump_json_like,
-    hook_command,
-    mcp_command,
-    runs_funes_hook,
-    server_environment,
-)
+from funes.installers.base import ConfigError, InstallReport, dump_json_like
+from funes.installers.commands import hook_command, mcp_command, runs_funes_hook, server_environment
 from funes.paths import copilot_home
 
 SERVER = "funes"

@@ -23,21 +23,21 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+from funes.installers.agent_cli import changed_since, digests, run_agent_cli
 from funes.installers.base import (
     ConfigError,
     InstallReport,
-    bound_memory_in,
-    changed_since,
-    digests,
-    funes_command,
-    hook_shell_command,
-    mcp_command,
     prune_empty,
     read_config_text,
     read_json_config,
-    run_agent_cli,
+)
+from funes.installers.commands import (
+    funes_command,
+    hook_shell_command,
+    mcp_command,
     server_environment,
 )
+from funes.installers.plugin_folder import bound_memory_in
 from funes.paths import funes_home, gemini_dir
 from funes.plugins import plugin_dir
 

@@ -19,15 +19,8 @@ import itertools
 from pathlib import Path
 from typing import Any
 
-from funes.installers.base import (
-    ConfigError,
-    InstallReport,
-    plugin_status,
-    read_config_text,
-    remove_plugin,
-    render_plugin,
-    settle_config,
-)
+from funes.installers.base import ConfigError, InstallReport, read_config_text, settle_config
+from funes.installers.plugin_folder import plugin_status, remove_plugin, render_plugin
 from funes.paths import hermes_home
 
 PLUGIN_NAME = "funes"

@@ -23,16 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from funes.installers import jsonfile
-from funes.installers.base import (
-    ConfigError,
-    InstallReport,
-    dump_json_like,
-    mcp_command,
-    plugin_status,
-    remove_plugin,
-    render_plugin,
-    server_environment,
-)
+from funes.installers.base import ConfigError, InstallReport, dump_json_like
+from funes.installers.commands import mcp_command, server_environment
+from funes.installers.plugin_folder import plugin_status, remove_plugin, render_plugin
 from funes.paths import funes_home, opencode_config_dir
 
 SERVER = "funes"

@@ -16,15 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from funes.installers import jsonfile
-from funes.installers.base import (
-    ConfigError,
-    InstallReport,
-    dump_json_like,
-    plugin_status,
-    remove_plugin,
-    render_plugin,
-    settle_config,
-)
+from funes.installers.base import ConfigError, InstallReport, dump_json_like, settle_config
+from funes.installers.plugin_folder import plugin_status, remove_plugin, render_plugin
 from funes.paths import funes_home, pi_agent_dir
 
 # The files of `funes.plugins/pi/` that pi loads; funes.json is written next to them.

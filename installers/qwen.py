@@ -28,13 +28,10 @@ from pathlib import Path
 from typing import Any
 
 from funes.installers import jsonfile
-from funes.installers.base import (
-    ConfigError,
-    InstallReport,
-    dump_json_like,
+from funes.installers.base import ConfigError, InstallReport, dump_json_like, read_config_text
+from funes.installers.commands import (
     hook_shell_command,
     mcp_command,
-    read_config_text,
     runs_funes_hook,
     server_environment,
 )
