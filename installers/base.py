@@ -22,6 +22,11 @@ class ConfigError(Exception):
         self.path = path
         self.line = line
 
+    def as_status(self) -> dict[str, object]:
+        """An installer's status when this config cannot be read: not installed, and why (the
+        `error` that `funes status` and `funes doctor` show)."""
+        return {"installed": False, "files": [], "error": str(self)}
+
 
 @dataclass
 class InstallReport:

@@ -242,7 +242,7 @@ class ClaudeInstaller:
         try:
             has_market, installed = self._registered()
         except ConfigError as error:
-            return {"installed": False, "error": str(error)}
+            return error.as_status()
         root = rendered_dir()
         return {
             "installed": root.exists() and (installed or self._claude() is None),

@@ -388,7 +388,7 @@ class CodexInstaller:
             doc = _load_toml(config_path())
             trusted = self.hook_trusted()
         except ConfigError as error:
-            return {"installed": False, "error": str(error)}
+            return error.as_status()
         server = doc.get("mcp_servers", {}).get(SERVER)
         return {
             "installed": server is not None,

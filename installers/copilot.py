@@ -163,7 +163,7 @@ class CopilotInstaller:
             mcp, _ = _read_mcp_config(mcp_config_path())
             settings, _ = _read_settings(settings_path())
         except ConfigError as error:
-            return {"installed": False, "files": [], "problem": str(error)}
+            return error.as_status()
         server = (mcp.get("mcpServers") or {}).get(SERVER)
         hooks = settings.get("hooks") or {}
         hooked = [e for e in HOOK_EVENTS if any(map(_is_our_hook, hooks.get(e) or []))]

@@ -204,7 +204,7 @@ class GeminiInstaller:
             linked = self._linked()
             self.check()
         except ConfigError as error:
-            return {"installed": False, "files": [], "error": str(error)}
+            return error.as_status()
         folder = extension_dir()
         present = (folder / "gemini-extension.json").exists()
         allowed = policy_path().exists()

@@ -277,7 +277,7 @@ class HermesInstaller:
         try:
             plugins = _Config(config_path()).plugins_section(create=False)
         except ConfigError as exc:
-            return {"installed": False, "files": [], "problem": str(exc)}
+            return exc.as_status()
         enabled = plugins is not None and PLUGIN_NAME in (plugins.get("enabled") or [])
         return plugin_status(config_path(), enabled, plugin_dir(), "__init__.py")
 

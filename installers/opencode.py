@@ -121,7 +121,7 @@ class OpencodeInstaller:
         try:
             data, _ = _read_config(config_path())
         except ConfigError as error:
-            return {"installed": False, "files": [], "problem": str(error)}
+            return error.as_status()
         wired = SERVER in (data.get("mcp") or {}) and plugin_url() in (data.get("plugin") or [])
         return plugin_status(config_path(), wired, plugin_dir(), "funes.js")
 

@@ -93,7 +93,7 @@ class PiInstaller:
         try:
             data, _ = _read_settings(settings_path())
         except ConfigError as exc:
-            return {"installed": False, "files": [], "problem": str(exc)}
+            return exc.as_status()
         listed = any(_is_ours(entry, str(target)) for entry in data.get("packages") or [])
         return plugin_status(settings_path(), listed, target, "index.ts")
 

@@ -173,7 +173,7 @@ class QwenInstaller:
         try:
             data, _ = _load(settings_path())
         except ConfigError as error:
-            return {"installed": False, "files": [], "error": str(error)}
+            return error.as_status()
         server = (data.get("mcpServers") or {}).get(SERVER)
         hooked = any(
             _is_ours(handler)

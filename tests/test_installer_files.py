@@ -25,6 +25,9 @@ from installer_checks import (
 )
 
 from funes.installers import copilot, hermes, installer_for, opencode, pi, qwen
+from funes.installers.base import InstallReport
+from funes.integrations.agents import record_install
+from funes.integrations.status import memory_status, render_status
 
 
 @dataclass(frozen=True)
@@ -137,3 +140,23 @@ def test_a_config_funes_created_is_deleted_on_remove(wiring: Wiring) -> None:
     assert not wiring.config().exists()
     assert not wiring.config().with_name(f"{wiring.config().name}.funes-backup").exists()
     assert not wiring.written().exists()
+
+
+# One config each agent cannot read (its first refused text): `funes status` names it.
+UNREADABLE = [next(case for case in MALFORMED if case[0] is wiring) for wiring in EDITED]
+
+
+@pytest.mark.parametrize(("wiring", "config", "text", "line", "problem"), UNREADABLE, ids=IDS)
+def test_status_names_the_config_it_cannot_read(
+    wiring: Wiring, config: Callable[[], Path], text: str, line: int, problem: str
+) -> None:
+    record_install(wiring.agent, InstallReport(agent=wiring.agent), None)
+    write_config(config(), text)
+
+    status = installer_for(wiring.agent).status()
+    shown = render_status(memory_status())
+
+    assert status["installed"] is False and status["files"] == []
+    assert f"{config()}:{line}" in str(status["error"]) and problem in str(status["error"])
+    said = f"agent {wiring.agent}: config problem: {config()}:{line}"
+    assert said in shown, shown
