@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import sys
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -23,12 +22,24 @@ class ConfigError(Exception):
         self.path = path
         self.line = line
 
+    def as_status(self) -> dict[str, object]:
+        """An installer's status when this config cannot be read: not installed, and why (the
+        `error` that `funes status` and `funes doctor` show)."""
+        return {"installed": False, "files": [], "error": str(self)}
+
 
 @dataclass
 class InstallReport:
     agent: str
     changed: list[Path] = field(default_factory=list)  # files whose bytes changed
     notes: list[str] = field(default_factory=list)  # things the user must know or do
+
+    def write(self, path: Path, data: str | bytes, *, backup: bool = True) -> bool:
+        """`write_atomic`, with `path` recorded as changed when its bytes did change."""
+        if not write_atomic(path, data, backup=backup):
+            return False
+        self.changed.append(path)
+        return True
 
 
 def write_atomic(path: Path, data: str | bytes, *, backup: bool = True) -> bool:
@@ -119,19 +130,6 @@ def describe_difference(before: object, now: object) -> str:
     return ", ".join(parts) or "its content changed"
 
 
-def funes_command() -> list[str]:
-    """The argv that runs funes, recorded in agent configs (`$FUNES_BIN` overrides)."""
-    override = os.environ.get("FUNES_BIN", "").strip()
-    if override:
-        return [override]
-    # The funes of the environment running this (a venv's bin need not be on the agent's PATH).
-    beside = Path(sys.executable).with_name("funes")
-    if beside.is_file() and os.access(beside, os.X_OK):
-        return [str(beside)]
-    found = shutil.which("funes")
-    return [found] if found else ["funes"]
-
-
 class Installer(Protocol):
     agent: str  # claude | codex | pi | hermes
 
@@ -153,20 +151,10 @@ class Installer(Protocol):
         ...
 
 
-def hook_command(agent: str) -> list[str]:
-    """The argv an agent runs after each turn: `funes hook <agent>` (funes.integrations.hook)."""
-    return [*funes_command(), "hook", agent]
-
-
-def hook_shell_command(agent: str) -> str:
-    """`funes hook <agent>` as one shell command line, carrying a non-default FUNES_HOME in
-    (Gemini CLI and Qwen Code strip unknown variables from hooks when they sanitise their
-    environment)."""
-    import shlex
-
-    home = os.environ.get("FUNES_HOME", "").strip()
-    argv = hook_command(agent)
-    return shlex.join(["env", f"FUNES_HOME={home}", *argv] if home else argv)
+def prune_empty(folder: Path) -> None:
+    """Remove `folder` when nothing is left in it."""
+    if folder.is_dir() and not any(folder.iterdir()):
+        folder.rmdir()
 
 
 def read_config_text(path: Path) -> str:
@@ -219,48 +207,3 @@ def read_json_config(path: Path) -> object:
         return json.loads(text)
     except json.JSONDecodeError as error:
         raise ConfigError(path, error.lineno, f"not valid JSON ({error.msg})") from None
-
-
-def render_plugin(
-    report: InstallReport, plugin: str, files: tuple[str, ...], target: Path, memory: str | None
-) -> None:
-    """Copy `files` of `funes.plugins/<plugin>/` into `target` and write `funes.json` next to
-    them (the funes command line and the bound memory, read back by `bound_memory_in`); every
-    file that changed goes into `report`."""
-    import json
-    from importlib import resources
-
-    source = resources.files("funes.plugins") / plugin
-    for name in files:
-        if write_atomic(target / name, (source / name).read_bytes(), backup=False):
-            report.changed.append(target / name)
-    bound = {"command": funes_command(), "memory": memory}
-    if write_atomic(target / "funes.json", json.dumps(bound, indent=2) + "\n", backup=False):
-        report.changed.append(target / "funes.json")
-
-
-def remove_plugin(report: InstallReport, target: Path) -> None:
-    """Delete the rendered plugin folder `target` (its files go into `report`)."""
-    if target.exists():
-        report.changed.extend(path for path in sorted(target.iterdir()) if path.is_file())
-        shutil.rmtree(target)
-
-
-def plugin_status(config: Path, wired: bool, target: Path, marker: str) -> dict[str, object]:
-    """An installer's status for a plugin rendered into `target` (present when its `marker`
-    file is) and `wired` in the agent's `config`: installed when both, the files, the memory."""
-    present = (target / marker).exists()
-    files = [str(config)] if wired else []
-    files += [str(path) for path in sorted(target.glob("*"))] if present else []
-    return {"installed": wired and present, "files": files, "memory": bound_memory_in(target)}
-
-
-def bound_memory_in(folder: Path) -> str | None:
-    """The memory recorded in a rendered plugin's `funes.json`, or None."""
-    import json
-
-    try:
-        memory = json.loads((folder / "funes.json").read_text()).get("memory")
-    except (OSError, ValueError, AttributeError):
-        return None
-    return memory if isinstance(memory, str) else None

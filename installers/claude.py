@@ -11,32 +11,29 @@ files and tells the user the two commands. Tools surface as `mcp__plugin_funes_f
 
 from __future__ import annotations
 
-import hashlib
 import json
 import shlex
 import shutil
-import subprocess
 from pathlib import Path
 from typing import Any
 
+from funes.installers.agent_cli import changed_since, digests, run_agent_cli
 from funes.installers.base import (
     ConfigError,
     InstallReport,
     backup_path,
     dump_json_like,
-    funes_command,
-    hook_command,
+    prune_empty,
     read_config_text,
     read_json_config,
     settle_config,
-    write_atomic,
 )
+from funes.installers.commands import hook_command, mcp_command
 from funes.paths import claude_home, funes_home
 from funes.plugins import plugin_dir
 
 MARKETPLACE = "funes"
 PLUGIN_ID = f"funes@{MARKETPLACE}"
-CLI_TIMEOUT_S = 120
 # The settings.json keys Claude Code's plugin commands exist to edit.
 PLUGIN_KEYS = frozenset({"enabledPlugins", "extraKnownMarketplaces"})
 _MISSING = object()
@@ -76,8 +73,7 @@ def _put_back(report: InstallReport, before: dict[str, Any]) -> list[str]:
     lost = [k for k in before if k not in PLUGIN_KEYS and now.get(k, _MISSING) != before[k]]
     if lost:
         now.update({key: before[key] for key in lost})
-        if write_atomic(path, dump_json_like(now, text), backup=False):
-            report.changed.append(path)
+        report.write(path, dump_json_like(now, text), backup=False)
     return lost
 
 
@@ -99,30 +95,24 @@ def _drop_emptied_plugin_keys(report: InstallReport) -> None:
     text = read_config_text(path)
     now = _read_settings()
     emptied = [k for k in PLUGIN_KEYS if now.get(k) == {} and k not in had]
-    if emptied and write_atomic(
-        path, dump_json_like({k: v for k, v in now.items() if k not in emptied}, text), backup=False
-    ):
-        report.changed.append(path)
-
-
-def _digest(path: Path) -> str | None:
-    return hashlib.sha256(path.read_bytes()).hexdigest() if path.exists() else None
+    if emptied:
+        kept = {k: v for k, v in now.items() if k not in emptied}
+        report.write(path, dump_json_like(kept, text), backup=False)
 
 
 def render_plugin(memory: str | None) -> dict[Path, bytes]:
     """Relative path → bytes of the plugin with funes's absolute command (and memory) baked in."""
     source = plugin_dir("claude")
-    funes = funes_command()
     hook = shlex.join(hook_command("claude"))
     files: dict[Path, bytes] = {}
     for path in sorted(p for p in source.rglob("*") if p.is_file()):
         relative = path.relative_to(source)
         if relative.name == "plugin.json":
             manifest = json.loads(path.read_text())
-            args = [*funes[1:], "mcp", *([memory] if memory else [])]
+            command = mcp_command(memory)
             # alwaysLoad: Claude Code waits for the server before the first model call (`-p`
             # otherwise races it) and never defers its tools behind ToolSearch.
-            manifest["mcpServers"]["funes"] |= {"command": funes[0], "args": args}
+            manifest["mcpServers"]["funes"] |= {"command": command[0], "args": command[1:]}
             files[relative] = _json_bytes(manifest)
         elif relative.name == "hooks.json":
             hooks = json.loads(path.read_text())
@@ -146,19 +136,8 @@ class ClaudeInstaller:
     def _claude(self) -> str | None:
         return shutil.which("claude")
 
-    def _run(self, claude: str, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-        result = subprocess.run(
-            [claude, "plugin", *args],
-            capture_output=True,
-            text=True,
-            timeout=CLI_TIMEOUT_S,
-            stdin=subprocess.DEVNULL,
-        )
-        if check and result.returncode != 0:
-            output = (result.stderr.strip() or result.stdout.strip()).splitlines()
-            detail = output[-1] if output else f"exit {result.returncode}"
-            raise RuntimeError(f"`claude plugin {' '.join(args)}` failed: {detail}")
-        return result
+    def _run(self, claude: str, *args: str) -> None:
+        run_agent_cli([claude, "plugin", *args], f"claude plugin {' '.join(args)}")
 
     def check(self) -> None:
         self._check_configs()
@@ -182,9 +161,7 @@ class ClaudeInstaller:
         root = rendered_dir()
         plugin_changed = False
         for relative, data in render_plugin(memory).items():
-            if write_atomic(root / relative, data, backup=False):
-                report.changed.append(root / relative)
-                plugin_changed = True
+            plugin_changed |= report.write(root / relative, data, backup=False)
         claude = self._claude()
         if claude is None:
             report.notes.append(
@@ -193,7 +170,7 @@ class ClaudeInstaller:
                 f"  claude plugin install {PLUGIN_ID}"
             )
             return report
-        before = {path: _digest(path) for path in _claude_state_files()}
+        before = digests(_claude_state_files())
         self._backup_settings()
         settings = _read_settings()
         has_market, installed = self._registered()
@@ -207,7 +184,7 @@ class ClaudeInstaller:
         lost = _put_back(report, settings)
         if lost:
             _say_put_back(report, lost)
-        report.changed += [p for p, digest in before.items() if _digest(p) != digest]
+        report.changed += changed_since(before)
         report.changed = list(dict.fromkeys(report.changed))
         if plugin_changed:
             report.notes.append(
@@ -227,7 +204,7 @@ class ClaudeInstaller:
         report = InstallReport(agent=self.agent)
         self._check_configs()
         claude = self._claude()
-        before = {path: _digest(path) for path in _claude_state_files()}
+        before = digests(_claude_state_files())
         settings = _read_settings()
         has_market, installed = self._registered()
         if claude is not None:
@@ -256,8 +233,8 @@ class ClaudeInstaller:
         if root.exists():
             report.changed += sorted(p for p in root.rglob("*") if p.is_file())
             shutil.rmtree(root)
-            _prune_empty(root.parent)
-        report.changed += [p for p, digest in before.items() if _digest(p) != digest]
+            prune_empty(root.parent)
+        report.changed += changed_since(before)
         report.changed = list(dict.fromkeys(report.changed))
         return report
 
@@ -265,7 +242,7 @@ class ClaudeInstaller:
         try:
             has_market, installed = self._registered()
         except ConfigError as error:
-            return {"installed": False, "error": str(error)}
+            return error.as_status()
         root = rendered_dir()
         return {
             "installed": root.exists() and (installed or self._claude() is None),
@@ -275,11 +252,6 @@ class ClaudeInstaller:
             if root.exists()
             else [],
         }
-
-
-def _prune_empty(folder: Path) -> None:
-    if folder.is_dir() and not any(folder.iterdir()):
-        folder.rmdir()
 
 
 INSTALLER = ClaudeInstaller()

@@ -31,12 +31,11 @@ from funes.installers.base import (
     ConfigError,
     InstallReport,
     dump_json_like,
-    funes_command,
-    hook_command,
     read_config_text,
     read_json_config,
     write_atomic,
 )
+from funes.installers.commands import hook_command, mcp_command, server_environment
 from funes.paths import codex_home
 
 SERVER = "funes"
@@ -215,12 +214,9 @@ class CodexInstaller:
         doc = _load_toml(config)  # parse both before writing either: all or nothing
         hooks_doc, hooks_text = _load_hooks(hooks)
         self._patch_config(doc, memory)
-        if write_atomic(config, doc.as_string()):
-            report.changed.append(config)
+        report.write(config, doc.as_string())
         if self._patch_hooks(hooks_doc):
-            text = dump_json_like(hooks_doc, hooks_text)
-            if write_atomic(hooks, text):
-                report.changed.append(hooks)
+            report.write(hooks, dump_json_like(hooks_doc, hooks_text))
         if hooks in report.changed or not self.hook_trusted():
             report.notes.append(
                 "Codex runs the funes Stop hook only once you trust it: run `codex`, type /hooks "
@@ -230,19 +226,16 @@ class CodexInstaller:
         return report
 
     def _patch_config(self, doc: Any, memory: str | None) -> None:
-        import os
-
         import tomlkit
 
-        funes = funes_command()
+        command = mcp_command(memory)
         server = tomlkit.table()
-        server["command"] = funes[0]
-        server["args"] = [*funes[1:], "mcp", *([memory] if memory else [])]
+        server["command"] = command[0]
+        server["args"] = command[1:]
         server["default_tools_approval_mode"] = "approve"
         server["startup_timeout_sec"] = MCP_STARTUP_TIMEOUT_S
-        # Codex gives MCP servers a cleaned environment: carry a non-default FUNES_HOME over.
-        if os.environ.get("FUNES_HOME", "").strip():
-            server["env"] = {"FUNES_HOME": os.environ["FUNES_HOME"].strip()}
+        if environment := server_environment():  # Codex cleans its MCP servers' environment
+            server["env"] = environment
         servers = doc.get("mcp_servers")
         if servers is None:
             servers = tomlkit.table(is_super_table=True)
@@ -395,7 +388,7 @@ class CodexInstaller:
             doc = _load_toml(config_path())
             trusted = self.hook_trusted()
         except ConfigError as error:
-            return {"installed": False, "error": str(error)}
+            return error.as_status()
         server = doc.get("mcp_servers", {}).get(SERVER)
         return {
             "installed": server is not None,

@@ -18,20 +18,13 @@ the user's own servers and hooks are never touched, and `remove` gives back the 
 
 from __future__ import annotations
 
-import os
 import shlex
 from pathlib import Path
 from typing import Any
 
 from funes.installers import jsonfile
-from funes.installers.base import (
-    ConfigError,
-    InstallReport,
-    dump_json_like,
-    funes_command,
-    hook_command,
-    write_atomic,
-)
+from funes.installers.base import ConfigError, InstallReport, dump_json_like
+from funes.installers.commands import hook_command, mcp_command, runs_funes_hook, server_environment
 from funes.paths import copilot_home
 
 SERVER = "funes"
@@ -75,15 +68,15 @@ def _read_settings(path: Path) -> tuple[dict[str, Any], str]:
 
 
 def _server(memory: str | None) -> dict[str, Any]:
-    funes = funes_command()
+    command = mcp_command(memory)
     server: dict[str, Any] = {
         "type": "local",
-        "command": funes[0],
-        "args": [*funes[1:], "mcp", *([memory] if memory else [])],
+        "command": command[0],
+        "args": command[1:],
         "tools": ["*"],
     }
-    if os.environ.get("FUNES_HOME", "").strip():  # a non-default memory home travels along
-        server["env"] = {"FUNES_HOME": os.environ["FUNES_HOME"].strip()}
+    if environment := server_environment():
+        server["env"] = environment
     return server
 
 
@@ -94,30 +87,7 @@ def _our_hook() -> dict[str, Any]:
 
 def _is_our_hook(handler: Any) -> bool:
     """A handler that runs `<funes> hook copilot` (any funes path)."""
-    command = handler.get("bash") if isinstance(handler, dict) else None
-    if not isinstance(command, str):
-        return False
-    try:
-        argv = shlex.split(command)
-    except ValueError:
-        return False
-    ours = any(
-        argv[i] == "hook" and argv[i + 1] == "copilot" and Path(argv[i - 1]).name == "funes"
-        for i in range(1, len(argv) - 1)
-    )
-    return ours or argv[: len(hook_command("copilot"))] == hook_command("copilot")
-
-
-def _write(path: Path, data: dict[str, Any], original: str, report: InstallReport) -> None:
-    if write_atomic(path, dump_json_like(data, original)):
-        report.changed.append(path)
-
-
-def _write_back(path: Path, data: dict[str, Any], original: str, report: InstallReport) -> None:
-    """Write what is left after taking funes out: the user's own bytes when it is their file."""
-    text = jsonfile.restored_text(path, data) or dump_json_like(data, original)
-    if jsonfile.delete_if_created(path, data) or write_atomic(path, text):
-        report.changed.append(path)
+    return isinstance(handler, dict) and runs_funes_hook(handler.get("bash"), "copilot")
 
 
 class CopilotInstaller:
@@ -137,7 +107,7 @@ class CopilotInstaller:
         if servers.get(SERVER) != _server(memory):
             servers[SERVER] = _server(memory)
         if jsonfile.fingerprint(mcp) != before or not mcp_config_path().exists():
-            _write(mcp_config_path(), mcp, mcp_text, report)
+            report.write(mcp_config_path(), dump_json_like(mcp, mcp_text))
 
         before = jsonfile.fingerprint(settings)
         hooks = settings.setdefault("hooks", {})
@@ -146,13 +116,12 @@ class CopilotInstaller:
             if [h for h in handlers if _is_our_hook(h)] != [_our_hook()]:
                 hooks[event] = [*(h for h in handlers if not _is_our_hook(h)), _our_hook()]
         if jsonfile.fingerprint(settings) != before:
-            _write(settings_path(), settings, settings_text, report)
+            report.write(settings_path(), dump_json_like(settings, settings_text))
 
         from importlib import resources
 
         text = (resources.files("funes.plugins") / "copilot" / INSTRUCTIONS).read_bytes()
-        if write_atomic(instructions_path(), text, backup=False):
-            report.changed.append(instructions_path())
+        report.write(instructions_path(), text, backup=False)
         report.notes.append(
             f"Copilot CLI loads the funes MCP server from {mcp_config_path()} (tools funes-recall "
             f"and funes-get), runs `funes hook copilot` after each turn ({settings_path()}) and "
@@ -169,7 +138,7 @@ class CopilotInstaller:
             del servers[SERVER]
             if not servers:
                 del mcp["mcpServers"]
-            _write_back(mcp_config_path(), mcp, mcp_text, report)
+            jsonfile.write_back(report, mcp_config_path(), mcp, mcp_text)
         hooks = settings.get("hooks")
         if isinstance(hooks, dict) and any(map(_is_our_hook, _all_handlers(hooks))):
             for event in HOOK_EVENTS:
@@ -180,7 +149,7 @@ class CopilotInstaller:
                     hooks.pop(event, None)
             if not hooks:
                 del settings["hooks"]
-            _write_back(settings_path(), settings, settings_text, report)
+            jsonfile.write_back(report, settings_path(), settings, settings_text)
         if instructions_path().exists():
             instructions_path().unlink()
             report.changed.append(instructions_path())
@@ -194,7 +163,7 @@ class CopilotInstaller:
             mcp, _ = _read_mcp_config(mcp_config_path())
             settings, _ = _read_settings(settings_path())
         except ConfigError as error:
-            return {"installed": False, "files": [], "problem": str(error)}
+            return error.as_status()
         server = (mcp.get("mcpServers") or {}).get(SERVER)
         hooks = settings.get("hooks") or {}
         hooked = [e for e in HOOK_EVENTS if any(map(_is_our_hook, hooks.get(e) or []))]

@@ -17,25 +17,27 @@ deletes on remove, allows `recall`, `get` and `status` of the `funes` server. Th
 
 from __future__ import annotations
 
-import hashlib
 import json
-import os
 import shlex
 import shutil
-import subprocess
 from pathlib import Path
 from typing import Any
 
+from funes.installers.agent_cli import changed_since, digests, run_agent_cli
 from funes.installers.base import (
     ConfigError,
     InstallReport,
-    bound_memory_in,
-    funes_command,
-    hook_shell_command,
+    prune_empty,
     read_config_text,
     read_json_config,
-    write_atomic,
 )
+from funes.installers.commands import (
+    funes_command,
+    hook_shell_command,
+    mcp_command,
+    server_environment,
+)
+from funes.installers.plugin_folder import bound_memory_in
 from funes.paths import funes_home, gemini_dir
 from funes.plugins import plugin_dir
 
@@ -48,7 +50,6 @@ EXTENSION_FILES: tuple[str, ...] = (
     "skills/recall/SKILL.md",
 )
 POLICY_MARK = "# Written by `funes add gemini`"
-CLI_TIMEOUT_S = 120
 
 
 def extension_dir() -> Path:
@@ -73,10 +74,6 @@ def _gemini_state_files() -> list[Path]:
     ]
 
 
-def _digest(path: Path) -> str | None:
-    return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else None
-
-
 def render_extension(memory: str | None) -> dict[str, bytes]:
     """Relative path → bytes of the extension with funes's absolute command (and memory) in."""
     source = plugin_dir("gemini")
@@ -86,12 +83,10 @@ def render_extension(memory: str | None) -> dict[str, bytes]:
         raw = (source / name).read_bytes()
         if name == "gemini-extension.json":
             manifest = json.loads(raw)
-            server: dict[str, Any] = {
-                "command": funes[0],
-                "args": [*funes[1:], "mcp", *([memory] if memory else [])],
-            }
-            if os.environ.get("FUNES_HOME", "").strip():
-                server["env"] = {"FUNES_HOME": os.environ["FUNES_HOME"].strip()}
+            command = mcp_command(memory)
+            server: dict[str, Any] = {"command": command[0], "args": command[1:]}
+            if environment := server_environment():
+                server["env"] = environment
             manifest["mcpServers"]["funes"] = server
             raw = _json_bytes(manifest)
         elif name == "hooks/hooks.json":
@@ -151,28 +146,18 @@ class GeminiInstaller:
         gemini = shutil.which("gemini")
         assert gemini is not None
         folder = extension_dir()
-        result = subprocess.run(
-            [gemini, "extensions", *args],
-            capture_output=True,
-            text=True,
-            timeout=CLI_TIMEOUT_S,
-            stdin=subprocess.DEVNULL,
-            cwd=folder if folder.is_dir() else None,
+        argv = [gemini, "extensions", *args]
+        run_agent_cli(
+            argv, f"gemini extensions {' '.join(args)}", cwd=folder if folder.is_dir() else None
         )
-        if result.returncode != 0:
-            output = (result.stderr.strip() or result.stdout.strip()).splitlines()
-            detail = output[-1] if output else f"exit {result.returncode}"
-            raise RuntimeError(f"`gemini extensions {' '.join(args)}` failed: {detail}")
 
     def install(self, memory: str | None = None) -> InstallReport:
         report = InstallReport(agent=self.agent)
         self.check()
         folder = extension_dir()
         for name, data in render_extension(memory).items():
-            if write_atomic(folder / name, data, backup=False):
-                report.changed.append(folder / name)
-        if write_atomic(policy_path(), _policy_text(), backup=False):
-            report.changed.append(policy_path())
+            report.write(folder / name, data, backup=False)
+        report.write(policy_path(), _policy_text(), backup=False)
         if self._linked():
             return report
         if shutil.which("gemini") is None:
@@ -181,9 +166,9 @@ class GeminiInstaller:
                 f"  cd {shlex.quote(str(folder))} && gemini extensions link . --consent"
             )
             return report
-        before = {path: _digest(path) for path in _gemini_state_files()}
+        before = digests(_gemini_state_files())
         self._gemini("link", str(folder), "--consent")
-        report.changed += [p for p, digest in before.items() if _digest(p) != digest]
+        report.changed += changed_since(before)
         report.notes.append(
             "Gemini CLI: tools mcp_funes_recall / mcp_funes_get and the recall skill load in new "
             "sessions; each finished turn is indexed by the AfterAgent hook."
@@ -200,14 +185,14 @@ class GeminiInstaller:
                     f"  gemini extensions uninstall {EXTENSION}"
                 )
             else:
-                before = {path: _digest(path) for path in _gemini_state_files()}
+                before = digests(_gemini_state_files())
                 self._gemini("uninstall", EXTENSION)
-                report.changed += [p for p, digest in before.items() if _digest(p) != digest]
+                report.changed += changed_since(before)
         policy = policy_path()
         if policy.exists():
             policy.unlink()
             report.changed.append(policy)
-            _prune_empty(policy.parent)
+            prune_empty(policy.parent)
         folder = extension_dir()
         if folder.exists():
             report.changed += sorted(p for p in folder.rglob("*") if p.is_file())
@@ -219,7 +204,7 @@ class GeminiInstaller:
             linked = self._linked()
             self.check()
         except ConfigError as error:
-            return {"installed": False, "files": [], "error": str(error)}
+            return error.as_status()
         folder = extension_dir()
         present = (folder / "gemini-extension.json").exists()
         allowed = policy_path().exists()
@@ -233,11 +218,6 @@ class GeminiInstaller:
             "files": files,
             "memory": bound_memory_in(folder),
         }
-
-
-def _prune_empty(folder: Path) -> None:
-    if folder.is_dir() and not any(folder.iterdir()):
-        folder.rmdir()
 
 
 INSTALLER = GeminiInstaller()

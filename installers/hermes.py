@@ -19,16 +19,8 @@ import itertools
 from pathlib import Path
 from typing import Any
 
-from funes.installers.base import (
-    ConfigError,
-    InstallReport,
-    plugin_status,
-    read_config_text,
-    remove_plugin,
-    render_plugin,
-    settle_config,
-    write_atomic,
-)
+from funes.installers.base import ConfigError, InstallReport, read_config_text, settle_config
+from funes.installers.plugin_folder import plugin_status, remove_plugin, render_plugin
 from funes.paths import hermes_home
 
 PLUGIN_NAME = "funes"
@@ -254,8 +246,7 @@ class HermesInstaller:
             disabled.remove(PLUGIN_NAME)
             edited = None  # two edits: leave it to the layout-matched dump
             report.notes.append("funes was in plugins.disabled of config.yaml; it is enabled now")
-        if write_atomic(config.path, config.render(edited)):
-            report.changed.append(config.path)
+        report.write(config.path, config.render(edited))
         report.notes.append(
             f"Hermes loads the funes plugin from {plugin_dir()} (enabled in {config.path}; "
             "`hermes plugins list` shows it): tools funes_recall and funes_get, and every turn "
@@ -277,8 +268,7 @@ class HermesInstaller:
             if not plugins:
                 del config.data["plugins"]
             # No backup now: the file holds funes's entry; the user's is from before `add`.
-            if write_atomic(config.path, config.render(edited), backup=False):
-                report.changed.append(config.path)
+            report.write(config.path, config.render(edited), backup=False)
             settle_config(report, config.path, _load_plain)
         remove_plugin(report, plugin_dir())
         return report
@@ -287,7 +277,7 @@ class HermesInstaller:
         try:
             plugins = _Config(config_path()).plugins_section(create=False)
         except ConfigError as exc:
-            return {"installed": False, "files": [], "problem": str(exc)}
+            return exc.as_status()
         enabled = plugins is not None and PLUGIN_NAME in (plugins.get("enabled") or [])
         return plugin_status(config_path(), enabled, plugin_dir(), "__init__.py")
 

@@ -1,7 +1,9 @@
-"""A JSON config file funes adds entries to and takes them out of again (opencode, Copilot).
+"""A JSON config file funes adds entries to and takes them out of again (opencode, Copilot,
+Qwen Code, pi).
 
-Read as an object (a file with comments, which both agents accept, is refused with its line:
-funes could not write the comments back); written back with its own indentation and key order;
+Read as an object (a file with comments, which opencode, Copilot and Qwen Code accept, is refused
+with its line: funes could not write the comments back); written back with its own indentation
+and key order;
 on remove, when what is left equals the user's file before funes first changed it (its
 `.funes-backup`), that file comes back byte for byte, and a file funes created is deleted once
 nothing of the user's is in it.
@@ -10,10 +12,21 @@ nothing of the user's is in it.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from funes.installers.base import ConfigError, read_config_text
+from funes.installers.base import (
+    ConfigError,
+    InstallReport,
+    backup_path,
+    dump_json_like,
+    read_config_text,
+)
+
+# What a refusal of text that is not JSON says: (the line to name, the problem), from the text
+# and the parser's error.
+Unparsed = Callable[[str, json.JSONDecodeError], tuple[int | None, str]]
 
 
 def line_of_key(text: str, key: str) -> int | None:
@@ -27,16 +40,26 @@ def line_of_key(text: str, key: str) -> int | None:
     return None
 
 
-def read_object(path: Path) -> tuple[dict[str, Any], str]:
-    """The parsed object and its text ({} and "" when absent); ConfigError otherwise."""
+def not_plain_json(text: str, error: json.JSONDecodeError) -> tuple[int | None, str]:
+    """For an agent that reads JSON with comments: whatever failed, comments may be why."""
+    return error.lineno, f"not plain JSON ({error.msg}; funes cannot keep comments)"
+
+
+def not_valid_json(text: str, error: json.JSONDecodeError) -> tuple[int | None, str]:
+    return error.lineno, f"not valid JSON ({error.msg})"
+
+
+def read_object(path: Path, unparsed: Unparsed = not_plain_json) -> tuple[dict[str, Any], str]:
+    """The parsed object and its text ({} and "" when absent); ConfigError otherwise (for text
+    that is not JSON, saying what `unparsed` says)."""
     text = read_config_text(path)
     if not text.strip():
         return {}, text
     try:
         data = json.loads(text)
     except json.JSONDecodeError as error:
-        problem = f"not plain JSON ({error.msg}; funes cannot keep comments)"
-        raise ConfigError(path, error.lineno, problem) from None
+        line, problem = unparsed(text, error)
+        raise ConfigError(path, line, problem) from None
     if not isinstance(data, dict):
         raise ConfigError(path, 1, "the top level is not a JSON object")
     return data, text
@@ -53,14 +76,10 @@ def fingerprint(data: Any) -> str:
     return json.dumps(data, sort_keys=True)
 
 
-def _backup(path: Path) -> Path:
-    return path.with_name(path.name + ".funes-backup")
-
-
 def restored_text(path: Path, data: dict[str, Any]) -> str | None:
     """The user's file as it was before funes first changed it, when it holds exactly `data`."""
     try:
-        text = _backup(path).read_text(encoding="utf-8")
+        text = backup_path(path).read_bytes().decode("utf-8")  # its own line endings
         return text if json.loads(text) == data else None
     except (OSError, ValueError):
         return None
@@ -68,7 +87,17 @@ def restored_text(path: Path, data: dict[str, Any]) -> str | None:
 
 def delete_if_created(path: Path, data: dict[str, Any]) -> bool:
     """Delete `path` when funes created it (no backup of a user original) and `data` is empty."""
-    if data or _backup(path).exists() or not path.exists():
+    if data or backup_path(path).exists() or not path.exists():
         return False
     path.unlink()
     return True
+
+
+def write_back(report: InstallReport, path: Path, data: dict[str, Any], original: str) -> None:
+    """Write what is left of `path` after taking funes's entries out: the user's own bytes when
+    that is all it holds, no file when funes created it, else `data` in `original`'s layout."""
+    text = restored_text(path, data) or dump_json_like(data, original)
+    if delete_if_created(path, data):
+        report.changed.append(path)
+    else:
+        report.write(path, text)

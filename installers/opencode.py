@@ -19,21 +19,13 @@ file (it cannot keep the comments) with its line, rather than lose them.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
 from funes.installers import jsonfile
-from funes.installers.base import (
-    ConfigError,
-    InstallReport,
-    dump_json_like,
-    funes_command,
-    plugin_status,
-    remove_plugin,
-    render_plugin,
-    write_atomic,
-)
+from funes.installers.base import ConfigError, InstallReport, dump_json_like
+from funes.installers.commands import mcp_command, server_environment
+from funes.installers.plugin_folder import plugin_status, remove_plugin, render_plugin
 from funes.paths import funes_home, opencode_config_dir
 
 SERVER = "funes"
@@ -73,14 +65,9 @@ def _read_config(path: Path) -> tuple[dict[str, Any], str]:
 
 
 def _server(memory: str | None) -> dict[str, Any]:
-    funes = funes_command()
-    server: dict[str, Any] = {
-        "type": "local",
-        "command": [*funes, "mcp", *([memory] if memory else [])],
-        "enabled": True,
-    }
-    if os.environ.get("FUNES_HOME", "").strip():  # a non-default memory home travels along
-        server["environment"] = {"FUNES_HOME": os.environ["FUNES_HOME"].strip()}
+    server: dict[str, Any] = {"type": "local", "command": mcp_command(memory), "enabled": True}
+    if environment := server_environment():
+        server["environment"] = environment
     return server
 
 
@@ -109,8 +96,8 @@ class OpencodeInstaller:
             if value not in entries:
                 data[key] = [*entries, value]
         changed = jsonfile.fingerprint(data) != before or not config.exists()
-        if changed and write_atomic(config, dump_json_like(data, original)):
-            report.changed.append(config)
+        if changed:
+            report.write(config, dump_json_like(data, original))
         report.notes.append(
             f"opencode loads funes from {config}: the MCP server (tools funes_recall and "
             f"funes_get), the plugin {plugin_dir() / 'funes.js'} that indexes each prompt when "
@@ -126,9 +113,7 @@ class OpencodeInstaller:
             before = jsonfile.fingerprint(data)
             _remove_ours(data)
             if jsonfile.fingerprint(data) != before:
-                text = jsonfile.restored_text(config, data) or dump_json_like(data, original)
-                if jsonfile.delete_if_created(config, data) or write_atomic(config, text):
-                    report.changed.append(config)
+                jsonfile.write_back(report, config, data, original)
         remove_plugin(report, plugin_dir())
         return report
 
@@ -136,7 +121,7 @@ class OpencodeInstaller:
         try:
             data, _ = _read_config(config_path())
         except ConfigError as error:
-            return {"installed": False, "files": [], "problem": str(error)}
+            return error.as_status()
         wired = SERVER in (data.get("mcp") or {}) and plugin_url() in (data.get("plugin") or [])
         return plugin_status(config_path(), wired, plugin_dir(), "funes.js")
 

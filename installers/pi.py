@@ -15,17 +15,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from funes.installers.base import (
-    ConfigError,
-    InstallReport,
-    dump_json_like,
-    plugin_status,
-    read_config_text,
-    remove_plugin,
-    render_plugin,
-    settle_config,
-    write_atomic,
-)
+from funes.installers import jsonfile
+from funes.installers.base import ConfigError, InstallReport, dump_json_like, settle_config
+from funes.installers.plugin_folder import plugin_status, remove_plugin, render_plugin
 from funes.paths import funes_home, pi_agent_dir
 
 # The files of `funes.plugins/pi/` that pi loads; funes.json is written next to them.
@@ -42,27 +34,9 @@ def settings_path() -> Path:
 
 def _read_settings(path: Path) -> tuple[dict[str, Any], str]:
     """The parsed settings object and its text ("" when absent); ConfigError if malformed."""
-    text = read_config_text(path)
-    if not text.strip():
-        return {}, text
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ConfigError(path, exc.lineno, f"not valid JSON ({exc.msg})") from None
-    if not isinstance(data, dict):
-        raise ConfigError(path, 1, "the top level is not a JSON object")
-    packages = data.get("packages")
-    if packages is not None and not isinstance(packages, list):
-        raise ConfigError(path, _line_of_key(text, "packages"), '"packages" is not a list')
+    data, text = jsonfile.read_object(path, jsonfile.not_valid_json)  # pi reads plain JSON
+    jsonfile.require(path, text, data.get("packages"), list, "packages", "packages")
     return data, text
-
-
-def _line_of_key(text: str, key: str) -> int | None:
-    needle = json.dumps(key)
-    for number, line in enumerate(text.splitlines(), start=1):
-        if line.lstrip().startswith(needle):
-            return number
-    return None
 
 
 def _is_ours(entry: object, ours: str) -> bool:
@@ -87,8 +61,7 @@ class PiInstaller:
         packages = data.get("packages") or []
         if not any(_is_ours(entry, str(target)) for entry in packages):
             data["packages"] = [*packages, str(target)]
-            if write_atomic(settings, dump_json_like(data, original)):
-                report.changed.append(settings)
+            report.write(settings, dump_json_like(data, original))
         report.notes.append(
             f"pi loads the funes package from {target} (listed in {settings}; `pi list` shows "
             "it): tools `recall` and `get`, and every prompt is indexed when it ends. "
@@ -110,8 +83,7 @@ class PiInstaller:
                 else:
                     del data["packages"]
                 # No backup now: the file holds funes's entry; the user's is from before `add`.
-                if write_atomic(settings, dump_json_like(data, original), backup=False):
-                    report.changed.append(settings)
+                report.write(settings, dump_json_like(data, original), backup=False)
                 settle_config(report, settings, json.loads)
         remove_plugin(report, target)
         return report
@@ -121,7 +93,7 @@ class PiInstaller:
         try:
             data, _ = _read_settings(settings_path())
         except ConfigError as exc:
-            return {"installed": False, "files": [], "problem": str(exc)}
+            return exc.as_status()
         listed = any(_is_ours(entry, str(target)) for entry in data.get("packages") or [])
         return plugin_status(settings_path(), listed, target, "index.ts")
 

@@ -22,22 +22,18 @@ comments (Qwen Code accepts them) is refused: funes could not write it back with
 from __future__ import annotations
 
 import json
-import os
 import re
-import shlex
 import shutil
 from pathlib import Path
 from typing import Any
 
-from funes.installers.base import (
-    ConfigError,
-    InstallReport,
-    dump_json_like,
-    funes_command,
-    hook_command,
+from funes.installers import jsonfile
+from funes.installers.base import ConfigError, InstallReport, dump_json_like, read_config_text
+from funes.installers.commands import (
     hook_shell_command,
-    read_config_text,
-    write_atomic,
+    mcp_command,
+    runs_funes_hook,
+    server_environment,
 )
 from funes.paths import qwen_home
 from funes.plugins import plugin_dir
@@ -57,43 +53,33 @@ def skill_path() -> Path:
     return qwen_home() / "skills" / SKILL / "SKILL.md"
 
 
-def _backup(path: Path) -> Path:
-    return path.with_name(path.name + ".funes-backup")
+def _unparsed(text: str, error: json.JSONDecodeError) -> tuple[int | None, str]:
+    """Qwen Code reads settings with comments: name the first comment when there is one."""
+    commented = next(
+        (n for n, line in enumerate(text.splitlines(), 1) if _COMMENT.search(line)), None
+    )
+    if commented is None:
+        return jsonfile.not_valid_json(text, error)
+    return (
+        commented,
+        "has comments, which funes cannot keep when it rewrites the file; remove them, "
+        "or add the funes entries by hand (see `funes add qwen --help`)",
+    )
 
 
 def _load(path: Path) -> tuple[dict[str, Any], str]:
     """settings.json parsed, and its text; ConfigError (nothing written) when it is not JSON
     or an entry funes edits has a shape funes cannot edit safely."""
-    text = read_config_text(path)
-    if not text.strip():
-        return {}, text
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        commented = next(
-            (n for n, line in enumerate(text.splitlines(), 1) if _COMMENT.search(line)), None
-        )
-        if commented is not None:
-            raise ConfigError(
-                path,
-                commented,
-                "has comments, which funes cannot keep when it rewrites the file; remove them, "
-                "or add the funes entries by hand (see `funes add qwen --help`)",
-            ) from None
-        raise ConfigError(path, error.lineno, f"not valid JSON ({error.msg})") from None
-    if not isinstance(data, dict):
-        raise ConfigError(path, 1, "the top level is not a JSON object")
+    data, text = jsonfile.read_object(path, _unparsed)
     servers = data.get("mcpServers")
-    if servers is not None and not isinstance(servers, dict):
-        raise ConfigError(path, _line_of(text, "mcpServers"), '"mcpServers" is not an object')
-    if isinstance(servers, dict) and not isinstance(servers.get(SERVER, {}), dict):
-        raise ConfigError(path, _line_of(text, SERVER), f'"mcpServers.{SERVER}" is not an object')
+    jsonfile.require(path, text, servers, dict, "mcpServers", "mcpServers")
+    if isinstance(servers, dict):
+        jsonfile.require(path, text, servers.get(SERVER), dict, f"mcpServers.{SERVER}", SERVER)
     hooks = data.get("hooks")
-    if hooks is not None and not isinstance(hooks, dict):
-        raise ConfigError(path, _line_of(text, "hooks"), '"hooks" is not an object')
+    jsonfile.require(path, text, hooks, dict, "hooks", "hooks")
     for event in HOOK_EVENTS:
         groups = (hooks or {}).get(event)
-        line = _line_of(text, event)
+        line = jsonfile.line_of_key(text, event)
         if groups is not None and not isinstance(groups, list):
             raise ConfigError(path, line, f'"hooks.{event}" is not a list of hook groups')
         for group in groups or []:
@@ -102,26 +88,9 @@ def _load(path: Path) -> tuple[dict[str, Any], str]:
     return data, text
 
 
-def _line_of(text: str, key: str) -> int | None:
-    needle = json.dumps(key) + ":"
-    for number, line in enumerate(text.splitlines(), start=1):
-        if needle in line.replace('": ', '":'):
-            return number
-    return None
-
-
 def _is_ours(handler: Any) -> bool:
     """A hook handler that runs `<funes> hook qwen` (any funes path, FUNES_HOME or not)."""
-    if not isinstance(handler, dict) or not isinstance(handler.get("command"), str):
-        return False
-    try:
-        argv = shlex.split(handler["command"])
-    except ValueError:
-        return False
-    for i in range(1, len(argv) - 1):
-        if argv[i] == "hook" and argv[i + 1] == "qwen" and Path(argv[i - 1]).name == "funes":
-            return True
-    return argv[: len(hook_command("qwen"))] == hook_command("qwen")
+    return isinstance(handler, dict) and runs_funes_hook(handler.get("command"), "qwen")
 
 
 def _our_group() -> dict[str, Any]:
@@ -130,14 +99,10 @@ def _our_group() -> dict[str, Any]:
 
 
 def _server(memory: str | None) -> dict[str, Any]:
-    funes = funes_command()
-    server: dict[str, Any] = {
-        "command": funes[0],
-        "args": [*funes[1:], "mcp", *([memory] if memory else [])],
-        "trust": True,
-    }
-    if os.environ.get("FUNES_HOME", "").strip():
-        server["env"] = {"FUNES_HOME": os.environ["FUNES_HOME"].strip()}
+    command = mcp_command(memory)
+    server: dict[str, Any] = {"command": command[0], "args": command[1:], "trust": True}
+    if environment := server_environment():
+        server["env"] = environment
     return server
 
 
@@ -168,11 +133,9 @@ class QwenInstaller:
             groups = hooks.setdefault(event, [])
             if groups[-1:] != [_our_group()] or len(_without_ours(groups)) != len(groups) - 1:
                 hooks[event] = [*_without_ours(groups), _our_group()]
-        if write_atomic(settings, dump_json_like(data, original)):
-            report.changed.append(settings)
+        report.write(settings, dump_json_like(data, original))
         skill = (plugin_dir("qwen") / "skills" / SKILL / "SKILL.md").read_bytes()
-        if write_atomic(skill_path(), skill, backup=False):
-            report.changed.append(skill_path())
+        report.write(skill_path(), skill, backup=False)
         report.notes.append(
             "Qwen Code: tools mcp__funes__recall / mcp__funes__get and the funes-recall skill load "
             "in new sessions; each finished turn is indexed by the Stop hook."
@@ -198,34 +161,19 @@ class QwenInstaller:
                     del hooks[event]
         if "hooks" in data and not hooks:
             del data["hooks"]
-        if data != before and self._write_back(settings, data, original):
-            report.changed.append(settings)
+        if data != before:
+            jsonfile.write_back(report, settings, data, original)
         skill = skill_path()
         if skill.exists():
             shutil.rmtree(skill.parent)
             report.changed.append(skill)
         return report
 
-    def _write_back(self, settings: Path, data: dict[str, Any], original: str) -> bool:
-        """Write the settings without funes's entries: the user's own bytes when nothing else
-        changed since funes first edited them; no file when funes created it."""
-        backup = _backup(settings)
-        try:
-            kept = backup.read_bytes()
-            if json.loads(kept) == data:
-                return write_atomic(settings, kept, backup=False)
-        except (OSError, ValueError):
-            pass
-        if not data and not backup.exists():
-            settings.unlink()
-            return True
-        return write_atomic(settings, dump_json_like(data, original))
-
     def status(self) -> dict[str, object]:
         try:
             data, _ = _load(settings_path())
         except ConfigError as error:
-            return {"installed": False, "files": [], "error": str(error)}
+            return error.as_status()
         server = (data.get("mcpServers") or {}).get(SERVER)
         hooked = any(
             _is_ours(handler)

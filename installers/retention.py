@@ -109,8 +109,7 @@ def keep_transcripts(agent: str, report: InstallReport) -> None:
             "added_at": added_at,  # the depth of the key funes added (when there was no value)
         }
         write_atomic(record, json.dumps(saved, indent=2) + "\n", backup=False)
-    if write_atomic(knob.file, changed, backup=False):
-        report.changed.append(knob.file)
+    report.write(knob.file, changed, backup=False)
     was = old if old is not None else f"unset: {rule.days:g} days"
     report.notes.append(
         f"{rule.agent} now keeps transcripts {KEEP_DAYS} days ({knob.name} in {knob.file}, was "
@@ -146,8 +145,8 @@ def restore_transcripts(agent: str, report: InstallReport) -> None:
     if not saved["existed"] and not restored.strip("{}\n "):
         path.unlink()  # funes created the file for this one key
         report.changed.append(path)
-    elif write_atomic(path, restored, backup=False):
-        report.changed.append(path)
+    else:
+        report.write(path, restored, backup=False)
     record.unlink()
 
 

@@ -126,6 +126,36 @@ class AgentEnv:
 
         return wait_for(recalled, 60)
 
+    def add(self, agent: str) -> dict[str, Any]:
+        """`funes add AGENT --yes --json`, asserted to succeed: what it indexed and changed."""
+        report: dict[str, Any] = json.loads(self.funes_ok("add", agent, "--yes", "--json").stdout)
+        return report
+
+    def worker_log(self) -> str:
+        """What the detached hook worker logged: which agent's hook queued what."""
+        return (self.funes_home / "logs" / "worker.log").read_text()
+
+    def user_file(self, relative: str, text: str) -> Path:
+        """`text` written to HOME/`relative` (its folders made): a file as the user left it."""
+        path = self.home / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+        return path
+
+    def index_claude_session(
+        self, claude_dir: Path, cwd: Path, session_id: str, turns: list[tuple[str, str]]
+    ) -> Path:
+        """A past Claude Code session (`write_claude_transcript`), indexed: what a recall of
+        the agent under test is to find."""
+        seed = write_claude_transcript(claude_dir, cwd, session_id, turns)
+        self.funes_ok("index", str(seed))
+        return seed
+
+    def doctor_checks(self, agent: str, *options: str) -> dict[str, dict[str, Any]]:
+        """`funes doctor --json OPTIONS`'s checks of `agent`, by name."""
+        doctor = json.loads(self.funes("doctor", "--json", *options).stdout)
+        return {c["name"]: c for c in doctor["checks"] if c["name"].startswith(f"{agent}:")}
+
 
 def agent_sandbox(root: Path, agent: str, **extra: str) -> tuple[Path, AgentEnv]:
     """The agent's executable (skip the test when it is missing) and a fresh sandbox for it."""

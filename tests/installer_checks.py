@@ -9,7 +9,29 @@ from typing import Any
 
 import pytest
 
-from funes.installers.base import ConfigError
+from funes.installers import installer_for
+from funes.installers.base import ConfigError, InstallReport
+
+
+def installer_fixture(agent: str) -> Any:
+    """The `installer` fixture of test_installer_<agent>.py: `installer = installer_fixture(…)`."""
+
+    @pytest.fixture(name="installer")
+    def installer() -> Any:
+        return installer_for(agent)
+
+    return installer
+
+
+def install_bound(
+    installer: Any, monkeypatch: pytest.MonkeyPatch, *configs: tuple[Path, str]
+) -> InstallReport:
+    """`funes add AGENT acme/team-memory` with funes at /opt/funes/bin/funes, over the user's
+    `configs` (path, text) written first."""
+    monkeypatch.setenv("FUNES_BIN", "/opt/funes/bin/funes")
+    for path, text in configs:
+        write_config(path, text)
+    return installer.install("acme/team-memory")
 
 
 def write_config(path: Path, text: str) -> None:

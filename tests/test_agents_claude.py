@@ -30,7 +30,7 @@ def test_claude_code_recalls_through_the_plugin_and_indexes_its_turn(tmp_path: P
     settings = claude_dir / "settings.json"
     settings.write_text(json.dumps(USER_SETTINGS, indent=2) + "\n")
 
-    result = json.loads(sandbox.funes_ok("add", "claude", "--yes", "--json").stdout)
+    result = sandbox.add("claude")
     assert str(settings) in result["changed"]
     assert result["indexed"]["chunks_added"] > 0
 
@@ -67,7 +67,7 @@ def test_claude_code_recalls_through_the_plugin_and_indexes_its_turn(tmp_path: P
 
     # (3) The Stop hook queued the turn; the worker indexed it.
     found = sandbox.recall_once_indexed(TURN_MARKER, "--json", naming=new_session, timeout=240)
-    assert "claude Stop" in (sandbox.funes_home / "logs" / "worker.log").read_text()
+    assert "claude Stop" in sandbox.worker_log()
     assert new_session in found
 
     # (4) Remove: no funes entry in any Claude config; the user's own settings survive.

@@ -41,10 +41,9 @@ def test_codex_recalls_through_mcp_and_indexes_its_turn(tmp_path: Path) -> None:
     codex_home = sandbox.home / ".codex"
     sandbox.env["CODEX_HOME"] = str(codex_home)
     codex_home.mkdir()
-    seed = harness.write_claude_transcript(
+    sandbox.index_claude_session(
         sandbox.root / "fixture", sandbox.home / "old", SEED_SESSION, [(QUESTION + "?", FACT)]
     )
-    sandbox.funes_ok("index", str(seed))
 
     with harness.stub_model(
         tmp_path / "stub", tool_re="recall", tool_args={"query": QUESTION}
@@ -75,7 +74,7 @@ def test_codex_recalls_through_mcp_and_indexes_its_turn(tmp_path: Path) -> None:
     # (3) The trusted Stop hook (and notify) queued the turn; the worker indexed it.
     options = ("--json", "--harness", "codex")
     found = sandbox.recall_once_indexed(TURN_MARKER, *options, naming=TURN_MARKER, timeout=240)
-    worker_log = (sandbox.funes_home / "logs" / "worker.log").read_text()
+    worker_log = sandbox.worker_log()
     assert "codex Stop" in worker_log  # the trusted hook ran, not only the notify fallback
     assert TURN_MARKER in found
     harness.stop_resident(sandbox.funes_home)

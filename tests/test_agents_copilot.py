@@ -65,16 +65,13 @@ def test_copilot_with_funes_recalls_a_past_session_and_indexes_its_own_turn(
         tmp_path / "stub", tool_re="^funes-recall$", tool_args={"query": QUESTION}
     ) as stub:
         copilot, env = copilot_env(tmp_path, stub.base_url)
-        settings = env.home / ".copilot" / "settings.json"
-        settings.parent.mkdir(parents=True)
-        settings.write_text(USER_SETTINGS)
-        seed = harness.write_claude_transcript(
+        settings = env.user_file(".copilot/settings.json", USER_SETTINGS)
+        env.index_claude_session(
             env.home / ".claude",
             Path("/home/dev/ledger"),
             SEED_SESSION,
             [("Why does the importer batch rows?", FACT)],
         )
-        env.funes_ok("index", str(seed))
         env.funes_ok("add", "copilot", "--yes")
 
         # 1. A scripted prompt: Copilot calls funes-recall on its own; the model gets the passage.
@@ -101,8 +98,7 @@ def test_copilot_with_funes_recalls_a_past_session_and_indexes_its_own_turn(
     assert TURN_MARKER in recalled and " copilot " in recalled
 
     # 3. funes doctor asks Copilot: MCP server listed; the hook fired.
-    doctor = json.loads(env.funes("doctor", "--json", timeout=300).stdout)
-    checks = {c["name"]: c for c in doctor["checks"] if c["name"].startswith("copilot:")}
+    checks = env.doctor_checks("copilot")
     assert checks["copilot: loaded"]["ok"] and checks["copilot: files"]["ok"], checks
     assert checks["copilot: hook"]["ok"] and "last fired" in checks["copilot: hook"]["detail"]
     assert session_id[:8] in env.funes_ok("sessions", "--harness", "copilot").stdout

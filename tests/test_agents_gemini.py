@@ -55,14 +55,12 @@ def _gemini_env(env: AgentEnv, base_url: str) -> dict[str, str]:
 
 def test_gemini_recalls_through_the_extension_and_indexes_its_turn(tmp_path: Path) -> None:
     gemini, env = agent_sandbox(tmp_path, "gemini", GEMINI_CLI_NO_RELAUNCH="true")
-    dot_gemini = env.home / ".gemini"
-    dot_gemini.mkdir()
-    settings = dot_gemini / "settings.json"
-    settings.write_text(USER_SETTINGS)
+    settings = env.user_file(".gemini/settings.json", USER_SETTINGS)
+    dot_gemini = settings.parent
     seed = write_gemini_session(dot_gemini, "/home/dev/aviary", SEED_SESSION)
 
     # `add` indexes the existing Gemini history, then links the extension.
-    added = json.loads(env.funes_ok("add", "gemini", "--yes", "--json").stdout)
+    added = env.add("gemini")
     assert added["indexed"]["turns"] == 2
     extension = env.funes_home / "integrations" / "gemini"
     assert str(dot_gemini / "policies" / "funes.toml") in added["changed"]
@@ -99,12 +97,11 @@ def test_gemini_recalls_through_the_extension_and_indexes_its_turn(tmp_path: Pat
     options = ("--json", "--harness", "gemini")
     found = env.recall_once_indexed(TURN_MARKER, *options, naming=new_session)
     assert TURN_MARKER in found
-    assert "gemini AfterAgent" in (env.funes_home / "logs" / "worker.log").read_text()
+    assert "gemini AfterAgent" in env.worker_log()
 
     # (4) doctor asks Gemini CLI, starts the server as configured, and sees the hook fire;
     # status reads the extension back.
-    doctor = json.loads(env.funes("doctor", "--deep", "--json").stdout)
-    ours = {c["name"]: c for c in doctor["checks"] if c["name"].startswith("gemini:")}
+    ours = env.doctor_checks("gemini", "--deep")
     assert set(ours) == {"gemini: files", "gemini: loaded", "gemini: mcp server", "gemini: hook"}
     assert all(check["ok"] for check in ours.values()), ours
     assert "Gemini CLI loads the funes extension" in ours["gemini: loaded"]["detail"]

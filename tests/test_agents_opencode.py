@@ -74,13 +74,12 @@ def test_opencode_with_funes_recalls_a_past_session_and_indexes_its_own_turn(
     config_dir = env.home / ".config" / "opencode"
     if (SEED / "node_modules").is_dir():
         shutil.copytree(SEED, config_dir, dirs_exist_ok=True)
-    seed = harness.write_claude_transcript(
+    env.index_claude_session(
         env.home / ".claude",
         Path("/home/dev/shop"),
         SEED_SESSION,
         [("Why is the cache on Valkey now?", FACT)],
     )
-    env.funes_ok("index", str(seed))
 
     with harness.stub_model(
         tmp_path / "stub", tool_re="^funes_recall$", tool_args={"query": QUESTION}
@@ -117,8 +116,7 @@ def test_opencode_with_funes_recalls_a_past_session_and_indexes_its_own_turn(
     assert TURN_MARKER in recalled and " opencode " in recalled
 
     # 3. funes doctor asks opencode: plugin and MCP server loaded, hook fired.
-    doctor = json.loads(env.funes("doctor", "--json", timeout=300).stdout)
-    checks = {c["name"]: c for c in doctor["checks"] if c["name"].startswith("opencode:")}
+    checks = env.doctor_checks("opencode")
     assert checks["opencode: loaded"]["ok"], checks
     assert checks["opencode: hook"]["ok"] and "last fired" in checks["opencode: hook"]["detail"]
     listed = env.funes_ok("sessions", "--harness", "opencode").stdout

@@ -65,13 +65,11 @@ def write_qwen_session(qwen: Path, cwd: str, session_id: str) -> Path:
 
 def test_qwen_recalls_through_mcp_and_indexes_its_turn(tmp_path: Path) -> None:
     qwen, env = agent_sandbox(tmp_path, "qwen", QWEN_CODE_NO_RELAUNCH="true")
-    dot_qwen = env.home / ".qwen"
-    dot_qwen.mkdir()
-    settings = dot_qwen / "settings.json"
-    settings.write_text(USER_SETTINGS)
+    settings = env.user_file(".qwen/settings.json", USER_SETTINGS)
+    dot_qwen = settings.parent
     seed = write_qwen_session(dot_qwen, "/home/dev/ledger", SEED_SESSION)
 
-    added = json.loads(env.funes_ok("add", "qwen", "--yes", "--json").stdout)
+    added = env.add("qwen")
     assert added["indexed"]["turns"] == 2
     assert str(settings) in added["changed"]
 
@@ -106,13 +104,12 @@ def test_qwen_recalls_through_mcp_and_indexes_its_turn(tmp_path: Path) -> None:
     options = ("--json", "--harness", "qwen")
     found = json.loads(env.recall_once_indexed(TURN_MARKER, *options, naming=new.stem))
     assert any(TURN_MARKER in hit["text"] for hit in found["hits"])
-    assert "qwen Stop" in (env.funes_home / "logs" / "worker.log").read_text()
+    assert "qwen Stop" in env.worker_log()
     calls = env.funes_ok("recall", "--json", "--harness", "qwen", "--type", "tool_use", QUESTION)
     assert "mcp__funes__recall" in {hit["tool_name"] for hit in json.loads(calls.stdout)["hits"]}
 
     # (4) doctor asks Qwen Code, starts the server as configured, sees the hook fire.
-    doctor = json.loads(env.funes("doctor", "--deep", "--json").stdout)
-    ours = {c["name"]: c for c in doctor["checks"] if c["name"].startswith("qwen:")}
+    ours = env.doctor_checks("qwen", "--deep")
     assert set(ours) == {"qwen: files", "qwen: loaded", "qwen: mcp server", "qwen: hook"}
     assert all(check["ok"] for check in ours.values()), ours
     assert "connected" in ours["qwen: loaded"]["detail"]

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from terminal_fixtures import funes_in_a_terminal
 from test_project_memory import PROJECT, WIDGET_SESSIONS, add_repo_sessions
 
 from funes.index.store import ChunkStore
@@ -103,79 +104,17 @@ def test_a_project_is_an_owner_name_identity() -> None:
         check_project("widgets", ChunkStore.open())
 
 
-def _own_terminal() -> None:
-    """Make the pty the child's controlling terminal, so a Ctrl-C typed into it is a SIGINT."""
-    import fcntl
-    import os
-    import termios
-
-    os.setsid()
-    fcntl.ioctl(0, termios.TIOCSCTTY, 0)
-
-
 def _terminal_curate(keys: list[bytes], answer: bytes | None, extra: tuple[str, ...] = ()) -> bytes:
     """`funes curate` in a real pseudo-terminal: send `keys` once the list is drawn, then
     `answer` to the publish question (None: expect no question); return everything shown."""
-    import os
-    import pty
-    import select
-    import subprocess
-    import sys
-    import time
-
-    primary, secondary = pty.openpty()
-    env = {**os.environ, "TERM": "xterm", "COLUMNS": "100", "LINES": "20", "HF_HUB_OFFLINE": "1"}
-    env.pop("FUNES_NO_TUI", None)
-    child = subprocess.Popen(
-        [sys.executable, "-m", "funes.cli", "curate", URI, "--project", PROJECT, *extra],
-        stdin=secondary,
-        stdout=secondary,
-        stderr=secondary,
-        env=env,
-        close_fds=True,
-        preexec_fn=_own_terminal,
-    )
-    os.close(secondary)
-    screen = b""
-
-    def read_until(marker: bytes, timeout: float = 60.0) -> None:
-        nonlocal screen
-        deadline = time.monotonic() + timeout
-        while marker not in screen and time.monotonic() < deadline:
-            ready, _, _ = select.select([primary], [], [], 0.2)
-            if ready:
-                try:
-                    screen += os.read(primary, 65536)
-                except OSError:
-                    break
-        assert marker in screen, screen[-2000:]
-
-    try:
-        read_until(b"pending")  # the help line is drawn
-        for key in keys:
-            os.write(primary, key)
-            time.sleep(0.3)
+    with funes_in_a_terminal("curate", URI, "--project", PROJECT, *extra, lines=20) as terminal:
+        terminal.read(b"pending")  # the help line is drawn
+        terminal.type(keys)
         if answer is not None:
-            read_until(b"[y/N]")
-            os.write(primary, answer)
-        child.wait(timeout=30)
-        read_until(b"")
-        while True:  # drain what is left
-            ready, _, _ = select.select([primary], [], [], 0.2)
-            if not ready:
-                break
-            try:
-                chunk = os.read(primary, 65536)
-            except OSError:
-                break
-            if not chunk:
-                break
-            screen += chunk
-    finally:
-        if child.poll() is None:
-            child.kill()
-        os.close(primary)
-    return screen
+            terminal.read(b"[y/N]")
+            terminal.type([answer])
+        terminal.exit_code()
+    return terminal.screen
 
 
 def test_the_terminal_review_decides_with_arrow_keys_and_publishing_defaults_to_no() -> None:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -15,6 +14,7 @@ import pytest
 from agent_harness import make_agent_env, require_agent, wait_for_hook_worker
 from click.testing import CliRunner
 from sync_fixtures import SESSIONS_A, SESSIONS_B, add_sessions, hub  # noqa: F401  (fixture)
+from trust_fixtures import writer_lock_held_elsewhere
 
 from funes.cli import main
 from funes.index.indexer import index
@@ -91,18 +91,7 @@ def test_a_lost_fulltext_index_is_found_and_rebuilt_by_fix(corpus: Path) -> None
 
 
 def test_a_writer_lock_held_for_hours_names_its_holder_and_frees_when_it_exits() -> None:
-    holder = subprocess.Popen(
-        [
-            sys.executable,
-            "-c",
-            "import time\nfrom funes.index.lock import writer_lock\n"
-            "with writer_lock():\n    print('held', flush=True)\n    time.sleep(120)\n",
-        ],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+    with writer_lock_held_elsewhere() as holder:
         (check,) = checks_local.lock_checks()
         assert check.ok and "a write in progress" in check.detail
         hours_ago = time.time() - 3 * 3600
@@ -110,9 +99,6 @@ def test_a_writer_lock_held_for_hours_names_its_holder_and_frees_when_it_exits()
         (check,) = checks_local.lock_checks()
         assert not check.ok and f"pid {holder.pid}" in check.detail
         assert f"kill {holder.pid}" in check.fix and check.repair is None  # never killed for you
-    finally:
-        holder.kill()
-        holder.wait()
     # The kernel dropped the lock with its holder; the file naming a dead pid is harmless.
     (check,) = checks_local.lock_checks()
     assert check.ok and check.detail == "free"

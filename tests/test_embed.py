@@ -122,8 +122,6 @@ def test_embedding_never_imports_torch() -> None:
 
 
 def test_the_bundled_model_loads_without_model2vec_and_embeds_as_it_does() -> None:
-    from model2vec import StaticModel
-
     probe = (
         "import sys; from funes.index.embed import load_embedder; "
         "load_embedder().encode(['a cold recall embeds one query']); "
@@ -141,19 +139,26 @@ def test_the_bundled_model_loads_without_model2vec_and_embeds_as_it_does() -> No
         "",
     ] * 20  # 80 texts: the word-cache path as well as the single-text one
     ours = load_embedder().encode(texts)
+    reference = model2vec_unit_vectors(texts)
+    assert np.allclose(ours, reference, atol=1e-5)
+    assert np.allclose(load_embedder().encode(texts[:1]), reference[:1], atol=1e-5)
+
+
+def model2vec_unit_vectors(texts: list[str]) -> np.ndarray:
+    """What model2vec itself makes of `texts` with the bundled model, scaled to unit length as
+    funes stores vectors: the reference funes's own numpy embedder must match."""
+    from model2vec import StaticModel
+
     reference = np.asarray(
         StaticModel.from_pretrained(str(BUNDLED_MODEL_DIR)).encode(texts), dtype=np.float32
     )
     norms = np.linalg.norm(reference, axis=1, keepdims=True)
     np.divide(reference, norms, out=reference, where=norms > 0)
-    assert np.allclose(ours, reference, atol=1e-5)
-    assert np.allclose(load_embedder().encode(texts[:1]), reference[:1], atol=1e-5)
+    return reference
 
 
 def test_a_corpus_sized_batch_embeds_as_model2vec_does_without_scipy() -> None:
     """The default install has no scipy: the indexer's big batches are summed with numpy."""
-    from model2vec import StaticModel
-
     source = Path(subprocess.__file__).read_text()  # real code: many distinct words
     # 400 characters: under model2vec's 512-token cap, past which it truncates and funes does not.
     texts = [source[i : i + 400] for i in range(0, len(source), 400)] * 3  # ~25k words
@@ -174,9 +179,5 @@ def test_a_corpus_sized_batch_embeds_as_model2vec_does_without_scipy() -> None:
     assert done.stdout.strip() == "False"
 
     ours = load_embedder().encode(texts)
-    reference = np.asarray(
-        StaticModel.from_pretrained(str(BUNDLED_MODEL_DIR)).encode(texts), dtype=np.float32
-    )
-    norms = np.linalg.norm(reference, axis=1, keepdims=True)
-    np.divide(reference, norms, out=reference, where=norms > 0)
+    reference = model2vec_unit_vectors(texts)
     assert np.allclose(ours, reference, atol=1e-5)

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
-from installer_checks import snapshot, write_config
+from installer_checks import install_bound, snapshot, write_config
 
 from funes.installers import installer_for
 from funes.installers.base import ConfigError
@@ -22,8 +22,7 @@ def installer(monkeypatch: pytest.MonkeyPatch):
 
 
 def test_install_renders_the_extension_and_the_policy(installer, monkeypatch) -> None:
-    monkeypatch.setenv("FUNES_BIN", "/opt/funes/bin/funes")
-    report = installer.install("acme/team-memory")
+    report = install_bound(installer, monkeypatch)
 
     folder = extension_dir()
     manifest = json.loads((folder / "gemini-extension.json").read_text())

@@ -5,16 +5,12 @@ from __future__ import annotations
 
 import json
 
-import pytest
 from installer_checks import (
-    assert_first_backup_is_kept,
-    assert_refused_untouched,
-    assert_second_install_changes_no_byte,
-    assert_uninstall_restores,
+    install_bound,
+    installer_fixture,
     write_config,
 )
 
-from funes.installers import installer_for
 from funes.installers.opencode import config_path, plugin_dir
 
 # A user's opencode.json, laid out by hand (not as json.dumps would write it), with their own
@@ -28,26 +24,12 @@ USER_CONFIG = """{
 }
 """
 
-# (text, line named in the error, problem named in the error) funes must refuse.
-MALFORMED_CONFIGS = [
-    ('{\n  // my model\n  "model": "x"\n}\n', 2, "not plain JSON"),
-    ('["not", "an", "object"]\n', 1, "not a JSON object"),
-    ('{\n  "model": "x",\n  "mcp": ["github"]\n}\n', 3, '"mcp" is not an object'),
-    ('{\n  "plugin": "opencode-wakatime"\n}\n', 2, '"plugin" is not a list'),
-    ('{\n  "mcp": {\n    "funes": "on"\n  }\n}\n', 3, '"mcp.funes" is not an object'),
-]
 
-
-@pytest.fixture
-def installer():
-    return installer_for("opencode")
+installer = installer_fixture("opencode")
 
 
 def test_install_adds_the_server_the_plugin_and_the_instructions(installer, monkeypatch) -> None:
-    monkeypatch.setenv("FUNES_BIN", "/opt/funes/bin/funes")
-    write_config(config_path(), USER_CONFIG)
-
-    report = installer.install("acme/team-memory")
+    report = install_bound(installer, monkeypatch, (config_path(), USER_CONFIG))
 
     config = json.loads(config_path().read_text())
     target = plugin_dir()
@@ -63,26 +45,6 @@ def test_install_adds_the_server_the_plugin_and_the_instructions(installer, monk
     assert installer.status()["memory"] == "acme/team-memory"
 
 
-def test_second_install_changes_no_byte(installer, tmp_path) -> None:
-    assert_second_install_changes_no_byte(installer, config_path(), USER_CONFIG, tmp_path)
-
-
-def test_backup_of_the_original_config_is_kept(installer) -> None:
-    assert_first_backup_is_kept(installer, config_path(), USER_CONFIG)
-
-
-@pytest.mark.parametrize(("text", "line", "problem"), MALFORMED_CONFIGS)
-def test_malformed_configs_are_refused_untouched(installer, text, line, problem) -> None:
-    assert_refused_untouched(installer, config_path(), text, line, problem, plugin_dir())
-
-
-def test_remove_gives_back_the_users_file_byte_for_byte(installer) -> None:
-    write_config(config_path(), USER_CONFIG)
-    installer.install()
-
-    assert_uninstall_restores(installer, config_path(), USER_CONFIG, plugin_dir())
-
-
 def test_remove_keeps_what_the_user_added_since(installer) -> None:
     write_config(config_path(), USER_CONFIG)
     installer.install()
@@ -95,13 +57,3 @@ def test_remove_keeps_what_the_user_added_since(installer) -> None:
     assert json.loads(config_path().read_text()) == json.loads(USER_CONFIG) | {
         "theme": "tokyonight"
     }
-
-
-def test_a_config_funes_created_is_deleted_on_remove(installer) -> None:
-    installer.install()
-    assert config_path().exists()
-
-    installer.uninstall()
-
-    assert not config_path().exists()
-    assert not plugin_dir().exists()

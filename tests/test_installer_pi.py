@@ -7,15 +7,12 @@ import json
 import pytest
 from installer_checks import (
     assert_add_then_remove_leaves_no_trace,
-    assert_first_backup_is_kept,
-    assert_refused_untouched,
     assert_remove_names_what_differs,
-    assert_second_install_changes_no_byte,
-    assert_uninstall_restores,
+    install_bound,
+    installer_fixture,
     write_config,
 )
 
-from funes.installers import installer_for
 from funes.installers.pi import package_dir, settings_path
 
 # settings.json as pi writes it (JSON.stringify(…, null, 2)) with the user's own package.
@@ -28,22 +25,12 @@ USER_SETTINGS = """{
 }
 """
 
-# (text, line named in the error, problem named in the error) funes must refuse.
-MALFORMED_SETTINGS = [
-    ('{\n  "theme": "dark",\n  "packages": [\n}\n', 4, "not valid JSON"),
-    ('["not", "an", "object"]\n', 1, "not a JSON object"),
-    ('{\n  "theme": "dark",\n  "packages": "npm:x"\n}\n', 3, '"packages" is not a list'),
-]
 
-
-@pytest.fixture
-def installer():
-    return installer_for("pi")
+installer = installer_fixture("pi")
 
 
 def test_install_writes_the_package_and_lists_it_in_settings(installer, monkeypatch) -> None:
-    monkeypatch.setenv("FUNES_BIN", "/opt/funes/bin/funes")
-    report = installer.install("acme/team-memory")
+    report = install_bound(installer, monkeypatch)
 
     target = package_dir()
     assert {p.name for p in target.iterdir()} == {"index.ts", "package.json", "funes.json"}
@@ -58,10 +45,6 @@ def test_install_writes_the_package_and_lists_it_in_settings(installer, monkeypa
     assert installer.status()["memory"] == "acme/team-memory"
 
 
-def test_second_install_changes_no_byte(installer, tmp_path) -> None:
-    assert_second_install_changes_no_byte(installer, settings_path(), USER_SETTINGS, tmp_path)
-
-
 def test_user_keys_order_and_indent_survive_install_and_remove(installer) -> None:
     four_spaces = json.dumps(json.loads(USER_SETTINGS), indent=4) + "\n"
     write_config(settings_path(), four_spaces)
@@ -74,26 +57,6 @@ def test_user_keys_order_and_indent_survive_install_and_remove(installer) -> Non
 
     installer.uninstall()
     assert settings_path().read_text() == four_spaces
-
-
-def test_backup_of_the_original_settings_is_kept(installer) -> None:
-    assert_first_backup_is_kept(installer, settings_path(), USER_SETTINGS)
-
-
-@pytest.mark.parametrize(("text", "line", "problem"), MALFORMED_SETTINGS)
-def test_malformed_settings_are_refused_untouched(installer, text, line, problem) -> None:
-    assert_refused_untouched(installer, settings_path(), text, line, problem, package_dir())
-
-
-def test_remove_keeps_user_packages_and_deletes_only_funes_files(installer) -> None:
-    write_config(settings_path(), USER_SETTINGS)
-    installer.install()
-
-    assert_uninstall_restores(installer, settings_path(), USER_SETTINGS, package_dir())
-
-
-def test_remove_deletes_the_settings_file_funes_created(installer) -> None:
-    assert_add_then_remove_leaves_no_trace(installer, settings_path(), None)
 
 
 @pytest.mark.parametrize(

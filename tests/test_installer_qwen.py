@@ -4,17 +4,14 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from installer_checks import (
-    assert_first_backup_is_kept,
-    assert_refused_untouched,
-    assert_second_install_changes_no_byte,
+    install_bound,
+    installer_fixture,
     write_config,
 )
 
-from funes.installers import installer_for
 from funes.installers.base import ConfigError
 from funes.installers.qwen import settings_path, skill_path
 
@@ -29,26 +26,12 @@ USER_SETTINGS = """{
 }
 """
 
-MALFORMED = [
-    ('{\n  "model": {"name": "x"},\n  "hooks": [\n}\n', 4, "not valid JSON"),
-    ('{\n  // my settings\n  "model": {"name": "x"}\n}\n', 2, "has comments"),
-    ('["not", "an", "object"]\n', 1, "not a JSON object"),
-    ('{\n  "mcpServers": ["funes"]\n}\n', 2, '"mcpServers" is not an object'),
-    ('{\n  "hooks": {\n    "Stop": {"hooks": []}\n  }\n}\n', 3, '"hooks.Stop" is not a list'),
-    ('{\n  "hooks": {\n    "Stop": ["funes"]\n  }\n}\n', 3, 'a "hooks.Stop" group is not'),
-]
 
-
-@pytest.fixture
-def installer():
-    return installer_for("qwen")
+installer = installer_fixture("qwen")
 
 
 def test_install_adds_the_server_the_hooks_and_the_skill(installer, monkeypatch) -> None:
-    monkeypatch.setenv("FUNES_BIN", "/opt/funes/bin/funes")
-    write_config(settings_path(), USER_SETTINGS)
-
-    report = installer.install("acme/team-memory")
+    report = install_bound(installer, monkeypatch, (settings_path(), USER_SETTINGS))
 
     data = json.loads(settings_path().read_text())
     server = data["mcpServers"]["funes"]
@@ -66,14 +49,6 @@ def test_install_adds_the_server_the_hooks_and_the_skill(installer, monkeypatch)
     assert settings_path() in report.changed and skill_path() in report.changed
     status = installer.status()
     assert status["installed"] is True and status["memory"] == "acme/team-memory"
-
-
-def test_second_install_changes_no_byte(installer, tmp_path: Path) -> None:
-    assert_second_install_changes_no_byte(installer, settings_path(), USER_SETTINGS, tmp_path)
-
-
-def test_backup_of_the_original_settings_is_kept(installer) -> None:
-    assert_first_backup_is_kept(installer, settings_path(), USER_SETTINGS)
 
 
 def test_remove_gives_the_users_bytes_back(installer) -> None:
@@ -102,20 +77,6 @@ def test_remove_keeps_what_the_user_changed_meanwhile(installer) -> None:
     assert left["model"]["name"] == "qwen3-max"
     assert "funes" not in left["mcpServers"]
     assert left["hooks"] == json.loads(USER_SETTINGS)["hooks"]
-
-
-def test_settings_funes_created_are_deleted_on_remove(installer) -> None:
-    installer.install()
-    assert settings_path().exists()
-
-    installer.uninstall()
-
-    assert not settings_path().exists()
-
-
-@pytest.mark.parametrize(("text", "line", "problem"), MALFORMED)
-def test_malformed_settings_are_refused_untouched(installer, text, line, problem) -> None:
-    assert_refused_untouched(installer, settings_path(), text, line, problem, skill_path())
 
 
 def test_a_skill_funes_did_not_write_is_refused(installer) -> None:

@@ -4,16 +4,8 @@ list (test_sessions.py)."""
 
 from __future__ import annotations
 
-import fcntl
-import os
-import pty
-import select
-import subprocess
-import sys
-import termios
-import time
-
 from recall_fixtures import build_memory, turn
+from terminal_fixtures import funes_in_a_terminal
 
 from funes.inspect.picker import COPY, RESUME, Picker
 from funes.inspect.sessions import list_sessions, sessions_saying
@@ -91,56 +83,12 @@ def test_the_picker_finds_a_session_by_a_word_said_deep_inside_it() -> None:
     assert f" {picker.shown[0].handle} [1×] " in picker.line(picker.shown[0], 200)
 
 
-def _own_terminal() -> None:
-    os.setsid()
-    fcntl.ioctl(0, termios.TIOCSCTTY, 0)
-
-
 def _terminal_sessions(keys: list[bytes]) -> tuple[int, bytes]:
-    primary, secondary = pty.openpty()
-    env = {**os.environ, "TERM": "xterm", "COLUMNS": "100", "LINES": "24"}
-    env.pop("FUNES_NO_TUI", None)
-    child = subprocess.Popen(
-        [sys.executable, "-m", "funes.cli", "sessions"],
-        stdin=secondary,
-        stdout=secondary,
-        stderr=secondary,
-        env=env,
-        close_fds=True,
-        preexec_fn=_own_terminal,
-    )
-    os.close(secondary)
-    screen = b""
-
-    def read(until: bytes | None, timeout: float = 60.0) -> None:
-        nonlocal screen
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline and (until is None or until not in screen):
-            ready, _, _ = select.select([primary], [], [], 0.2)
-            if not ready:
-                if until is None:
-                    return
-                continue
-            try:
-                chunk = os.read(primary, 65536)
-            except OSError:
-                return
-            if not chunk:
-                return
-            screen += chunk
-
-    try:
-        read(b"Enter resume")  # the help line is drawn
-        for key in keys:
-            os.write(primary, key)
-            time.sleep(0.3)
-        code = child.wait(timeout=30)
-        read(None, timeout=2)
-    finally:
-        if child.poll() is None:
-            child.kill()
-        os.close(primary)
-    return code, screen
+    with funes_in_a_terminal("sessions") as terminal:
+        terminal.read(b"Enter resume")  # the help line is drawn
+        terminal.type(keys)
+        code = terminal.exit_code()
+    return code, terminal.screen
 
 
 def test_enter_resumes_the_chosen_session_with_the_resume_code() -> None:

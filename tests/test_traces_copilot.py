@@ -42,6 +42,20 @@ def start(session: str = "s-1", cwd: str = "/work/api") -> str:
     )
 
 
+def session_file(folder: Path, *lines: str) -> Path:
+    """Session s-1's events.jsonl under `folder`, as Copilot writes it: its start in /work/api,
+    then `lines`."""
+    path = folder / "s-1" / "events.jsonl"
+    path.parent.mkdir()
+    path.write_text(start() + "".join(lines))
+    return path
+
+
+def tool_request(name: str, **arguments: str) -> dict[str, Any]:
+    """A tool call `c1` as an assistant message requests it."""
+    return {"toolCallId": "c1", "name": name, "arguments": arguments}
+
+
 def test_a_real_run_becomes_turns_of_one_session() -> None:
     read = CopilotSource().read(RUN)
 
@@ -86,16 +100,12 @@ def test_reading_in_pieces_gives_the_same_turns(tmp_path: Path) -> None:
 
 
 def test_a_session_cut_short_keeps_the_call_that_never_got_a_result(tmp_path: Path) -> None:
-    path = tmp_path / "s-1" / "events.jsonl"
-    path.parent.mkdir()
-    request = {"toolCallId": "c1", "name": "bash", "arguments": {"command": "make deploy"}}
-    path.write_text(
-        start()
-        + event("user.message", 1, content="deploy it", transformedContent="<date/> deploy it")
-        + event(
-            "assistant.message", 2, messageId="m1", content="Deploying.", toolRequests=[request]
-        )
-        + '{"type":"tool.execution_complete","data":{"toolCallId":"c1","succ'  # killed here
+    request = tool_request("bash", command="make deploy")
+    path = session_file(
+        tmp_path,
+        event("user.message", 1, content="deploy it", transformedContent="<date/> deploy it"),
+        event("assistant.message", 2, messageId="m1", content="Deploying.", toolRequests=[request]),
+        '{"type":"tool.execution_complete","data":{"toolCallId":"c1","succ',  # killed here
     )
 
     read = CopilotSource().read(path)
@@ -109,37 +119,34 @@ def test_a_session_cut_short_keeps_the_call_that_never_got_a_result(tmp_path: Pa
 
 
 def test_reasoning_errors_compaction_and_subagents(tmp_path: Path) -> None:
-    path = tmp_path / "s-1" / "events.jsonl"
-    path.parent.mkdir()
-    request = {"toolCallId": "c1", "name": "view", "arguments": {"path": "/nope"}}
-    path.write_text(
-        start()
-        + event("assistant.reasoning", 1, reasoningId="r1", content="look at the config first")
-        + event(
+    path = session_file(
+        tmp_path,
+        event("assistant.reasoning", 1, reasoningId="r1", content="look at the config first"),
+        event(
             "assistant.message",
             2,
             messageId="m1",
             content="",
             reasoningText="look at the config first",  # the reasoning event's, repeated
-            toolRequests=[request],
-        )
-        + event(
+            toolRequests=[tool_request("view", path="/nope")],
+        ),
+        event(
             "tool.execution_complete",
             3,
             toolCallId="c1",
             success=False,
             error={"message": "Path does not exist"},
-        )
-        + event(
+        ),
+        event(
             "assistant.message",
             4,
             messageId="m2",
             content="audit done",
             reasoningText="hmm",
             parentToolCallId="task-1",
-        )
-        + event("session.compaction_complete", 5, success=True, summaryContent="We fixed auth.")
-        + event("hook.start", 6, hookType="agentStop")
+        ),
+        event("session.compaction_complete", 5, success=True, summaryContent="We fixed auth."),
+        event("hook.start", 6, hookType="agentStop"),
     )
 
     turns = CopilotSource().read(path).turns

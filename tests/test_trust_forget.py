@@ -6,12 +6,18 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
-from trust_fixtures import FUNES, claude_transcript, files_holding, funes, stored_texts
+from trust_fixtures import (
+    FUNES,
+    claude_transcript,
+    files_holding,
+    funes,
+    stored_texts,
+    writer_lock_held_elsewhere,
+)
 
 from funes.index.lock import LockBusy, lock_path
 from funes.inspect.checks_local import lock_holder
@@ -96,22 +102,7 @@ def test_forget_that_cannot_get_the_writer_lock_changes_nothing() -> None:
 
     claude_transcript("sess-held", ["the PLATYPUSDEPLOY runbook", "PLATYPUSDEPLOY done"])
     assert funes("index", "--all").returncode == 0
-    holder = subprocess.Popen(
-        [
-            sys.executable,
-            "-c",
-            "import time\nfrom funes.index.lock import writer_lock\n"
-            "with writer_lock():\n    print('held', flush=True)\n    time.sleep(60)\n",
-        ],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
-        with pytest.raises(LockBusy):
-            forget(session="sess-held", lock_wait_s=0.5)
-    finally:
-        holder.kill()
-        holder.wait()
+    with writer_lock_held_elsewhere(), pytest.raises(LockBusy):
+        forget(session="sess-held", lock_wait_s=0.5)
     assert tombstones() == []
     assert any("PLATYPUSDEPLOY" in t for t in stored_texts())

@@ -6,15 +6,19 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 from fuzz_fixtures import dumps, materialise, place_all
+from recall_fixtures import turn
 from trust_fixtures import claude_transcript, funes, stored_texts
 
-from funes.index.indexer import index
+from funes.index.chunking import chunk_turn
+from funes.index.indexer import IndexReport, index
 from funes.index.state import IndexState
 from funes.index.store import ChunkStore
 from funes.model import Chunk
@@ -111,42 +115,52 @@ def test_a_batch_write_names_the_row_it_cannot_store_and_stores_the_others() -> 
     store = ChunkStore.create_or_open(None, embedder)
 
     def chunk(i: int, parent: Any) -> Chunk:
-        return Chunk(
-            session_id="s",
-            turn_uuid=f"t{i}",
-            seq=i,
-            ts="",
-            role="user",
-            block_type="text",
-            tool_name=None,
-            harness="claude_code",
-            workdir="",
-            repo="",
-            source_path="/x/s.jsonl",
-            id=f"id{i}",
-            text=f"row {i}",
-            parent_uuid=parent,
-            block_idx=0,
-            split_idx=0,
-        )
+        (piece,) = chunk_turn(turn("s", f"t{i}", i, f"row {i}", ts="", workdir=""))
+        return replace(piece, parent_uuid=parent)
 
     chunks = [chunk(0, None), chunk(1, 5), chunk(2, "t1")]  # `"parentUuid": 5` as it was
     refused = store.add_storable(chunks, np.asarray(embedder.encode([c.text for c in chunks])))
 
-    assert len(refused) == 1 and "/x/s.jsonl: session 's' turn 't1'" in refused[0]
-    assert sorted(store.scan(["id"]).column("id").to_pylist()) == ["id0", "id2"]
+    assert len(refused) == 1 and "/transcripts/s.jsonl: session 's' turn 't1'" in refused[0]
+    assert sorted(store.scan(["id"]).column("id").to_pylist()) == sorted(
+        [chunks[0].id, chunks[2].id]
+    )
+
+
+def index_with_one_row_nested_too_deep(
+    tmp_path: Path,
+    agent: str,
+    table: str,
+    column: str,
+    pick: str,
+    also: Callable[[sqlite3.Connection, Any], None] | None = None,
+) -> tuple[Path, Any, IndexReport]:
+    """Every agent's transcripts, indexed with the row of `agent`'s database that the query
+    `pick` picks holding a `column` nested deeper than a parser follows (and `also` done to the
+    database): that row is named `db:table:rowid` in the warnings and kept in the index state
+    as skipped. The database, the row's id and the run's report."""
+    units = place_all(tmp_path / "transcripts")
+    database = units[agent]
+    with sqlite3.connect(database) as conn:
+        row = conn.execute(pick).fetchone()[0]
+        deep = dumps(materialise("deep:3000"))
+        conn.execute(f"UPDATE {table} SET {column} = ? WHERE id = ?", (deep, row))
+        if also is not None:
+            also(conn, row)
+    conn.close()
+
+    report = index(paths=[tmp_path / "transcripts"])
+
+    named = f"{database}:{table}:{row}"
+    assert any(w.startswith(f"{named}: cannot be read") for w in report.warnings)
+    assert any(named in w for w in IndexState.load().skipped[str(database)])
+    return database, row, report
 
 
 def test_one_deeply_nested_opencode_part_is_named_and_the_rest_of_the_database_indexed(
     tmp_path: Path,
 ) -> None:
-    units = place_all(tmp_path / "transcripts")
-    database = units["opencode"]
-    with sqlite3.connect(database) as conn:
-        part = conn.execute("SELECT id FROM part ORDER BY id LIMIT 1").fetchone()[0]
-        conn.execute(
-            "UPDATE part SET data = ? WHERE id = ?", (dumps(materialise("deep:3000")), part)
-        )
+    def another_part_with_a_wrong_state(conn: sqlite3.Connection, part: Any) -> None:
         other = conn.execute(
             "SELECT id FROM part WHERE id != ? AND data LIKE '%\"state\"%' LIMIT 1", (part,)
         ).fetchone()
@@ -156,38 +170,40 @@ def test_one_deeply_nested_opencode_part_is_named_and_the_rest_of_the_database_i
             )
             data["state"] = 5
             conn.execute("UPDATE part SET data = ? WHERE id = ?", (json.dumps(data), other[0]))
-    conn.close()
 
-    report = index(paths=[tmp_path / "transcripts"])
+    database, _, report = index_with_one_row_nested_too_deep(
+        tmp_path,
+        "opencode",
+        "part",
+        "data",
+        "SELECT id FROM part ORDER BY id LIMIT 1",
+        another_part_with_a_wrong_state,
+    )
 
-    assert any(w.startswith(f"{database}:part:{part}: cannot be read") for w in report.warnings)
     stored = ChunkStore.open().scan(["harness", "session_id"]).to_pylist()
     assert sum(r["harness"] == "opencode" for r in stored) >= 1, report.warnings
     assert not any(
         "cannot be read (" in w and w.startswith(f"{database}: ") for w in report.warnings
     )
-    assert any(f"{database}:part:{part}" in w for w in IndexState.load().skipped[str(database)])
 
 
 def test_one_deeply_nested_hermes_row_is_named_and_the_rest_of_the_database_indexed(
     tmp_path: Path,
 ) -> None:
-    units = place_all(tmp_path / "transcripts")
-    database = units["hermes"]
+    database, row, _ = index_with_one_row_nested_too_deep(
+        tmp_path,
+        "hermes",
+        "messages",
+        "tool_calls",
+        "SELECT id FROM messages WHERE role = 'assistant' LIMIT 1",
+    )
+
     with sqlite3.connect(database) as conn:
-        row = conn.execute("SELECT id FROM messages WHERE role = 'assistant' LIMIT 1").fetchone()[0]
-        deep = dumps(materialise("deep:3000"))
-        conn.execute("UPDATE messages SET tool_calls = ? WHERE id = ?", (deep, row))
         total = conn.execute("SELECT COUNT(*) FROM messages").fetchone()[0]
     conn.close()
-
-    report = index(paths=[tmp_path / "transcripts"])
-
-    assert any(w.startswith(f"{database}:messages:{row}: cannot be read") for w in report.warnings)
     stored = ChunkStore.open().scan(["harness", "turn_uuid"]).to_pylist()
     hermes_turns = {r["turn_uuid"] for r in stored if r["harness"] == "hermes"}
     assert str(row) not in hermes_turns and len(hermes_turns) >= total - 2
-    assert any(f"{database}:messages:{row}" in w for w in IndexState.load().skipped[str(database)])
 
 
 def test_a_locked_opencode_database_is_said_to_be_busy_and_read_once_it_is_free(

@@ -16,6 +16,7 @@ import sys
 import time
 import urllib.request
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 from urllib.error import HTTPError
@@ -56,6 +57,34 @@ def playwright_or_skip() -> Any:
             pytest.fail(why)
         pytest.skip(why)
     return pytest.importorskip("playwright.sync_api")
+
+
+@contextmanager
+def chromium_at(
+    server: UIServer, width: int = 1200, *, clipboard: bool = False
+) -> Iterator[tuple[Any, list[str], list[str]]]:
+    """Headless Chromium (the test skipped without it, as `playwright_or_skip`) with one page
+    `width`×900, allowed the clipboard when asked; closed after. Yields the page, the problems
+    it reports (console and script errors) and the addresses it asked for anywhere but the
+    server."""
+    sync_api = playwright_or_skip()
+    origin = f"http://127.0.0.1:{server.port}/"
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=chromium_path())
+        context = browser.new_context(viewport={"width": width, "height": 900})
+        if clipboard:
+            context.grant_permissions(["clipboard-read", "clipboard-write"])
+        page = context.new_page()
+        problems: list[str] = []
+        elsewhere: list[str] = []
+        page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: problems.append(str(e)))
+        page.on("request", lambda r: None if r.url.startswith(origin) else elsewhere.append(r.url))
+        page.set_default_timeout(60_000)
+        try:
+            yield page, problems, elsewhere
+        finally:
+            browser.close()
 
 
 def screenshots_folder(tmp_path: Path) -> Path:
@@ -257,20 +286,8 @@ def test_help_has_examples() -> None:
 def test_search_open_a_turn_browse_a_session_and_the_overview_in_chromium(
     server: UIServer, tmp_path: Path
 ) -> None:
-    sync_api = playwright_or_skip()
-    executable = chromium_path()
     shots = screenshots_folder(tmp_path)
-    origin = f"http://127.0.0.1:{server.port}/"
-
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=executable)
-        page = browser.new_page(viewport={"width": 1200, "height": 900})
-        problems: list[str] = []
-        elsewhere: list[str] = []
-        page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
-        page.on("pageerror", lambda e: problems.append(str(e)))
-        page.on("request", lambda r: None if r.url.startswith(origin) else elsewhere.append(r.url))
-        page.set_default_timeout(60_000)
+    with chromium_at(server) as (page, problems, elsewhere):
         page.goto(server.url)
 
         # Search: provenance, the passage, then the whole turn around it.
@@ -315,7 +332,6 @@ def test_search_open_a_turn_browse_a_session_and_the_overview_in_chromium(
         assert "github_token" in page.locator("#redactions").inner_text()
         assert "no agent is bound" in page.locator("#remotes").inner_text()
         page.screenshot(path=str(shots / "ui-overview.png"), full_page=True)
-        browser.close()
 
     assert not problems, problems  # nothing blocked by the page's own CSP, no script errors
     assert not elsewhere, elsewhere  # nothing fetched from anywhere but this server
@@ -451,18 +467,10 @@ def test_hits_say_where_their_block_goes_on_and_how_to_get_it(
 def test_a_reader_searches_follows_a_hit_into_its_session_and_its_subagents_in_chromium(
     reader: UIServer, tmp_path: Path
 ) -> None:
-    sync_api = playwright_or_skip()
+    sync_api = playwright_or_skip()  # for its `expect`
     shots = screenshots_folder(tmp_path)
     origin = f"http://127.0.0.1:{reader.port}/"
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=chromium_path())
-        page = browser.new_page(viewport={"width": 1200, "height": 900})
-        problems: list[str] = []
-        elsewhere: list[str] = []
-        page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
-        page.on("pageerror", lambda e: problems.append(str(e)))
-        page.on("request", lambda r: None if r.url.startswith(origin) else elsewhere.append(r.url))
-        page.set_default_timeout(60_000)
+    with chromium_at(reader) as (page, problems, elsewhere):
         page.goto(reader.url)
 
         # A search whose answer says its passages are weak shows that note above them.
@@ -574,7 +582,6 @@ def test_a_reader_searches_follows_a_hit_into_its_session_and_its_subagents_in_c
         page.click("#tab-overview")
         page.locator("#activity svg rect.bar").first.wait_for()
         page.screenshot(path=str(shots / "reader-overview.png"), full_page=True)
-        browser.close()
 
     assert not problems, problems
     assert not elsewhere, elsewhere

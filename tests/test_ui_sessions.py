@@ -9,11 +9,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 from agent_harness import write_claude_transcript
-from test_ui import api, playwright_or_skip, screenshots_folder, serve
+from test_ui import api, chromium_at, playwright_or_skip, screenshots_folder, serve
 
 from funes.index.indexer import index
 from funes.inspect.webui import UIServer
@@ -44,27 +43,11 @@ def site(corpus: Path, tmp_path: Path) -> Iterator[UIServer]:
     yield from serve(None)
 
 
-def _browser(playwright: Any, width: int = 1200) -> tuple[Any, Any, list[str]]:
-    from test_ui import chromium_path
-
-    browser = playwright.chromium.launch(executable_path=chromium_path())
-    context = browser.new_context(viewport={"width": width, "height": 900})
-    context.grant_permissions(["clipboard-read", "clipboard-write"])
-    page = context.new_page()
-    problems: list[str] = []
-    page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
-    page.on("pageerror", lambda e: problems.append(str(e)))
-    page.set_default_timeout(60_000)
-    return browser, page, problems
-
-
 def test_each_tool_is_rendered_and_the_session_can_be_picked_up(
     site: UIServer, tmp_path: Path
 ) -> None:
-    sync_api = playwright_or_skip()
     shots = screenshots_folder(tmp_path)
-    with sync_api.sync_playwright() as playwright:
-        browser, page, problems = _browser(playwright)
+    with chromium_at(site, clipboard=True) as (page, problems, _):
         page.goto(site.url + f"#session/{PACKAGING}")
         page.locator("#timeline .turn").first.wait_for()
 
@@ -170,19 +153,17 @@ def test_each_tool_is_rendered_and_the_session_can_be_picked_up(
         final.locator(".show-more").click()
         assert final.locator(".md.clamped").count() == 0
         assert "Finding 159" in final.inner_text()
-        browser.close()
     assert not problems, problems
 
 
 def test_the_session_list_and_search_read_as_people_expect(site: UIServer, tmp_path: Path) -> None:
-    sync_api = playwright_or_skip()
+    sync_api = playwright_or_skip()  # for its `expect`
     shots = screenshots_folder(tmp_path)
     status, listed = api(site, "sessions?limit=500")
     titles = [s["first_prompt"] for s in listed["sessions"]]
     assert status == 200 and listed["warmups"] >= 16
     assert not any(t == "Warmup" or t.startswith(("/", "<")) for t in titles)
-    with sync_api.sync_playwright() as playwright:
-        browser, page, problems = _browser(playwright, width=800)
+    with chromium_at(site, 800, clipboard=True) as (page, problems, _):
         # The landing page lists recent sessions before anything is searched.
         page.goto(site.url)
         page.locator("#recent-list li a").first.wait_for()
@@ -244,5 +225,4 @@ def test_the_session_list_and_search_read_as_people_expect(site: UIServer, tmp_p
         page.locator("#view-search").wait_for()
         page.wait_for_timeout(300)
         assert left_at > 500 and abs(page.evaluate("window.scrollY") - left_at) < 50
-        browser.close()
     assert not problems, problems

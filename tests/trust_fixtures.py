@@ -7,13 +7,20 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+
+import pytest
 
 FUNES = [sys.executable, "-m", "funes.cli"]
 
 
-def claude_transcript(session: str, turns: list[str], cwd: str = "/home/dev/shop") -> Path:
-    """A Claude Code transcript under $CLAUDE_CONFIG_DIR: alternating user/assistant turns."""
+def claude_transcript(
+    session: str, turns: list[str], cwd: str = "/home/dev/shop", day: int = 1
+) -> Path:
+    """A Claude Code transcript under $CLAUDE_CONFIG_DIR: alternating user/assistant turns, all
+    on 2026-01-<day>."""
     claude = Path(os.environ["CLAUDE_CONFIG_DIR"])
     path = claude / "projects" / cwd.replace("/", "-") / f"{session}.jsonl"
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -27,7 +34,7 @@ def claude_transcript(session: str, turns: list[str], cwd: str = "/home/dev/shop
             "uuid": uuid,
             "parentUuid": parent,
             "sessionId": session,
-            "timestamp": f"2026-01-01T10:{i // 60:02d}:{i % 60:02d}Z",
+            "timestamp": f"2026-01-{day:02d}T10:{i // 60:02d}:{i % 60:02d}Z",
             "cwd": cwd,
             "message": {"role": role, "content": content},
         }
@@ -51,6 +58,47 @@ def funes(*args: str, env: dict[str, str] | None = None) -> subprocess.Completed
         env=env or os.environ.copy(),
         timeout=300,
     )
+
+
+@contextmanager
+def funes_home_on_a_small_disk(
+    mount: Path, size: str, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Path]:
+    """A real disk of `size` (a tmpfs mounted at `mount`, unmounted after) holding FUNES_HOME;
+    the test is skipped where mounting is not permitted."""
+    mount.mkdir()
+    done = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(mount)], capture_output=True
+    )
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.decode().strip()}")
+    monkeypatch.setenv("FUNES_HOME", str(mount / "funes-home"))
+    try:
+        yield mount
+    finally:
+        subprocess.run(["umount", "-l", str(mount)], check=False)
+
+
+@contextmanager
+def writer_lock_held_elsewhere() -> Iterator[subprocess.Popen[str]]:
+    """Another process holding the memory's writer lock (as a long `funes index` would) for
+    the block; it is killed after, which frees the lock."""
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import time\nfrom funes.index.lock import writer_lock\n"
+            "with writer_lock():\n    print('held', flush=True)\n    time.sleep(120)\n",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        yield holder
+    finally:
+        holder.kill()
+        holder.wait()
 
 
 def stored_texts() -> list[str]:
