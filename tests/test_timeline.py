@@ -51,7 +51,8 @@ def test_each_step_is_one_line_with_paths_under_the_session_folder_made_relative
     assert steps[1].startswith("seq2 10:00 Read: src/cli.py → seq3 ok (4 lines): def main():")
     assert "(again seq4)" in steps[1]  # the same file, edited later
     # The folder itself stays (`cd` into it is what the command did); what is under it is short.
-    assert steps[3].startswith("seq6 10:00 Bash: cd /home/dev/shop && pytest -q → seq7 error: FAILED")
+    bash = "seq6 10:00 Bash: cd /home/dev/shop && pytest -q → seq7 error: FAILED"
+    assert steps[3].startswith(bash)
     assert APP + "/src" not in "\n".join(lines)
 
 
