@@ -12,6 +12,7 @@ import subprocess
 import sys
 import threading
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -158,6 +159,47 @@ def test_concurrent_cli_calls_each_get_their_own_output(resident: Path) -> None:
     got = [(p.wait(120), *p.communicate()) for p in procs]
     assert got == cold * 2
     assert answered(resident) == len(calls) * 2
+
+
+def test_recalls_in_threads_answer_as_one_at_a_time(
+    warm_home: Path,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """What the service does with several callers: recalls in threads of one process, each
+    answered as if it ran alone (they raced in the query's embedding: an error, or a wrong
+    vector and so wrong hits)."""
+    from funes.index.embed import release_word_caches
+    from funes.retrieve import recall
+
+    monkeypatch.setenv("FUNES_RERANKER", "none")
+    now = datetime(2026, 6, 1, tzinfo=UTC)
+    # Each question brings words no other one has: each embedding extends the word cache.
+    questions = [
+        f"{topic} " + " ".join(f"{word}{i * 7}" for word in ("deploy", "host", "error", "build"))
+        for i, topic in enumerate(["redis cache stale prices", "backup restore", "checkout"] * 12)
+    ]
+    expected = [recall(q, now=now, half_life_days=0) for q in questions]
+    for _ in range(3):  # a race shows in some rounds only
+        release_word_caches()
+        assert _in_threads(lambda q: recall(q, now=now, half_life_days=0), questions) == expected
+
+
+def _in_threads(ask: Any, questions: list[str], threads: int = 8) -> list[Any]:
+    """`ask` of each question, eight threads asking at once, the answers in question order."""
+    got: dict[int, Any] = {}
+    start = threading.Barrier(threads)
+
+    def one_thread(first: int) -> None:
+        start.wait()
+        for i in range(first, len(questions), threads):
+            got[i] = ask(questions[i])
+
+    running = [threading.Thread(target=one_thread, args=(n,)) for n in range(threads)]
+    for thread in running:
+        thread.start()
+    for thread in running:
+        thread.join()
+    return [got.get(i) for i in range(len(questions))]
 
 
 def test_a_stopped_service_costs_a_caller_seconds_not_minutes(resident: Path) -> None:
