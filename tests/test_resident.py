@@ -202,6 +202,65 @@ def _in_threads(ask: Any, questions: list[str], threads: int = 8) -> list[Any]:
     return [got.get(i) for i in range(len(questions))]
 
 
+class _StalledHub:
+    """A loopback Hub that takes a request and answers it (503) only when released: a call
+    that reads a remote memory stays under way inside the service for as long as the test
+    wants."""
+
+    def __init__(self) -> None:
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        self.asked, self.release = threading.Event(), threading.Event()
+        hub = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                hub.asked.set()
+                hub.release.wait(120)
+                self.send_response(503)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, *_: object) -> None:
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def stop(self) -> None:
+        self.release.set()
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def test_a_slow_call_does_not_hold_up_a_fast_one(
+    resident: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    hub = _StalledHub()
+    # Both calls bring the same variables: the service may run them side by side.
+    monkeypatch.setenv("HF_ENDPOINT", hub.url)
+    monkeypatch.setenv("HF_HUB_OFFLINE", "0")
+    monkeypatch.setenv("FUNES_HUB_TIMEOUT_S", "300")
+    fast = ("get", "s-shop-0001", "u2", "--window", "1")
+    try:
+        expected = run(*fast, warm=False)
+        run(*fast)
+        wait_for_service(resident)
+        before = answered(resident)
+        remote = ["recall", "--memory", "hf://datasets/someone/stalled", "redis"]
+        slow = subprocess.Popen([FUNES, *remote], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        assert hub.asked.wait(60)  # the slow call is in the service, waiting on the Hub
+        # One at a time, this waited for the Hub's answer (up to FUNES_HUB_TIMEOUT_S).
+        assert run(*fast) == expected
+        assert slow.poll() is None  # still waiting
+        assert answered(resident) == before + 1  # the service answered it, beside the slow one
+    finally:
+        hub.stop()
+    slow.wait(120)
+    assert slow.returncode == 1 and b"someone/stalled" in slow.communicate()[1]
+
+
 def test_a_stopped_service_costs_a_caller_seconds_not_minutes(resident: Path) -> None:
     expected = run("recall", "redis cache", warm=False)
     run("recall", "redis cache")

@@ -11,7 +11,7 @@ once on a bounded pool of threads:
   and terminal flag;
 - `mcp`: serves a `funes mcp` server's whole MCP session (`funes.integrations.thin_mcp` pipes
   its agent's stdio here) with the MCP SDK's own server, as `funes mcp` would in-process,
-  on a thread of its own; its tool calls take their turns with every other call;
+  on a thread of its own; its tool calls and the CLI calls run at most RUNNING_AT_ONCE at once;
 - `info`: who it is, since when, its memory use and its callers, for `status` and `doctor`.
 
 Each call opens the memory afresh, so a call right after `funes index` sees the new rows.
@@ -59,10 +59,12 @@ TICK_S = 1.0
 REQUEST_TIMEOUT_S = 5.0
 # Calls taken at once; more wait their turn, and past MAX_QUEUED a caller works in-process.
 WORKERS = 4
-# Commands run at once inside the gate: one. Eight concurrent recalls in one process raced in
-# the vector search ("operands could not be broadcast", tests/test_resident.py), so commands
-# take turns until that is found; declines, acknowledgements and heartbeats still go on beside.
-RUNNING_AT_ONCE = 1
+# Commands run at once (CLI calls and sessions' tool calls together): a slow one (a remote
+# memory's Hub check, a long page) leaves room for the fast ones. What they share is
+# thread-safe: the query embedder's word cache and the second pass's BLAS limit take locks,
+# Lance's tables are opened per call. Calls with another folder or other variables still wait
+# for the running ones (funes.cli.warm_context.Gate).
+RUNNING_AT_ONCE = 4
 MAX_QUEUED = 64
 # Callers remembered for `info` (the most recent ones).
 MAX_CALLERS = 64
