@@ -12,6 +12,8 @@ once on a bounded pool of threads:
 - `mcp`: serves a `funes mcp` server's whole MCP session (`funes.integrations.thin_mcp` pipes
   its agent's stdio here) with the MCP SDK's own server, as `funes mcp` would in-process,
   on a thread of its own; its tool calls and the CLI calls run at most RUNNING_AT_ONCE at once;
+- `ui`: one API call of a `funes ui` page (`funes.inspect.webresident`), answered by
+  `funes.inspect.webapi` in the page's folder and variables, as the page would in-process;
 - `info`: who it is, since when, its memory use and its callers, for `status` and `doctor`.
 
 Each call opens the memory afresh, so a call right after `funes index` sees the new rows.
@@ -287,12 +289,14 @@ class Service:
         kind = request.get("kind")
         if kind == "info":
             return {"status": "ok"}, json.dumps(self.info()).encode()
-        if kind != "cli":
+        if kind not in ("cli", "ui"):
             return {"status": "decline"}, b""
         self.warmed.wait()
         if self._stale():
             return {"status": "stale"}, b""
         self._count(pid, str(request.get("client") or kind))
+        if kind == "ui":
+            return self._page_call(request)
         started = time.perf_counter()
         with self.gate.entered(self.gate.context(str(request["cwd"]), request.get("env") or {})):
             answered = run_command(request)
@@ -307,6 +311,27 @@ class Service:
             flush=True,
         )
         return header, out + err
+
+    def _page_call(self, request: dict[str, Any]) -> tuple[dict[str, Any], bytes]:
+        """One API call of a `funes ui` page (funes.inspect.webresident): the JSON its
+        process would answer, with its HTTP status."""
+        from funes.inspect.webapi import answer
+
+        started = time.perf_counter()
+        context = self.gate.context(str(request["cwd"]), request.get("env") or {})
+        params = {str(k): str(v) for k, v in dict(request.get("params") or {}).items()}
+        with self.gate.entered(context):
+            try:
+                status, data = answer(str(request["route"]), request.get("memory"), params)
+            except Exception:  # the page's process answers it, in its own words
+                return {"status": "decline"}, b""
+        took = (time.perf_counter() - started) * 1000
+        print(
+            f"answered a page's {request['route']} in {took:.0f} ms",
+            file=sys.__stdout__,
+            flush=True,
+        )
+        return {"status": "ok", "http": status}, json.dumps(data, ensure_ascii=False).encode()
 
     def _stale(self) -> bool:
         """funes's code changed on disk: answer nothing with the old code, and exit (the next
