@@ -37,6 +37,7 @@ import struct
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -194,6 +195,7 @@ class Service:
         self.answered = 0
         self.sessions = 0
         self.busy = 0  # sessions' tool calls under way
+        self.running = 0  # CLI and page calls under way, past the points where one is declined
         self.last_answer = time.monotonic()
         self.stop = threading.Event()
         # Set once the warm-up has imported what calls need: two threads importing the same
@@ -241,7 +243,10 @@ class Service:
         if not _still_ours(self.sock, self.identity):
             return self._exiting("its socket file is gone or replaced")
         with self.lock:
-            quiet = not self.open and not self.busy
+            # Calls merely open do not count: a caller whose calls are all declined (its
+            # folder gone) must not keep the service alive; one that exits with calls under
+            # way finishes them first (serve's pool shutdown).
+            quiet = not self.running and not self.busy
             idle = quiet and time.monotonic() - self.last_answer >= self.idle_s
         return idle and self._exiting(f"no call for {self.idle_s:.0f} s")
 
@@ -298,7 +303,7 @@ class Service:
         if kind == "ui":
             return self._page_call(request)
         started = time.perf_counter()
-        with self.gate.entered(self.gate.context(str(request["cwd"]), request.get("env") or {})):
+        with self._running(self.gate.context(str(request["cwd"]), request.get("env") or {})):
             answered = run_command(request)
         if answered is None:
             return {"status": "decline"}, b""
@@ -320,7 +325,7 @@ class Service:
         started = time.perf_counter()
         context = self.gate.context(str(request["cwd"]), request.get("env") or {})
         params = {str(k): str(v) for k, v in dict(request.get("params") or {}).items()}
-        with self.gate.entered(context):
+        with self._running(context):
             try:
                 status, data = answer(str(request["route"]), request.get("memory"), params)
             except Exception:  # the page's process answers it, in its own words
@@ -332,6 +337,19 @@ class Service:
             flush=True,
         )
         return {"status": "ok", "http": status}, json.dumps(data, ensure_ascii=False).encode()
+
+    @contextlib.contextmanager
+    def _running(self, context: Any) -> Iterator[None]:
+        """A call's turn in `context` (OSError when its folder is gone), counted as under way
+        meanwhile: the service does not exit idle in the middle of it."""
+        with self.gate.entered(context):
+            with self.lock:
+                self.running += 1
+            try:
+                yield
+            finally:
+                with self.lock:
+                    self.running -= 1
 
     def _stale(self) -> bool:
         """funes's code changed on disk: answer nothing with the old code, and exit (the next
