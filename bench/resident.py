@@ -94,7 +94,7 @@ def funes_processes(funes_home: str) -> dict[int, dict[str, Any]]:
         words = [w.decode(errors="replace") for w in cmdline]
         # This home's processes of this installation (another checkout's, sharing the home,
         # has its own service).
-        if f"FUNES_HOME={funes_home}".encode() not in environ or words[0] != sys.executable:
+        if f"FUNES_HOME={funes_home}".encode() not in environ or _real(words[0]) != PYTHON:
             continue
         joined = " ".join(words)
         if "funes.cli.warm_service" in joined:
@@ -107,6 +107,17 @@ def funes_processes(funes_home: str) -> dict[int, dict[str, Any]]:
             continue
         found[int(entry.name)] = {"kind": kind, **_memory(entry)}
     return found
+
+
+# This installation's interpreters' folder, however this one was named (`bench/../.venv/bin/
+# python`, or `python3`): the service names its own. Links are not followed: another checkout's
+# venv links to the same Python, and its processes are not ours (another checkout's service
+# may serve the same home).
+PYTHON = os.path.dirname(os.path.abspath(sys.executable))
+
+
+def _real(path: str) -> str:
+    return os.path.dirname(os.path.abspath(path)) if path else ""
 
 
 def _memory(proc: Path) -> dict[str, int]:

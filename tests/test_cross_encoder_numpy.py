@@ -156,3 +156,24 @@ def test_the_default_cross_encoder_is_used_from_the_hub_cache(
     result = recall(QUERY, k=3)
     assert result.second_pass == "cross-encoder"
     assert len(result.hits) == 3
+
+
+def test_threads_scoring_at_once_leave_blas_as_they_found_it() -> None:
+    """The resident service scores several recalls at once: BLAS's thread count is the
+    process's, so each call setting and restoring it alone left it at one for good."""
+    import numpy  # noqa: F401 (loads BLAS)
+    from threadpoolctl import threadpool_info
+
+    from funes.retrieve.bert import blas_threads
+
+    def blas() -> list[int]:
+        return [pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"]
+
+    before = blas()
+    first, second = blas_threads(1), blas_threads(1)
+    first.__enter__()
+    second.__enter__()
+    first.__exit__(None, None, None)  # the first call ends while the second one scores
+    assert set(blas()) <= {1}
+    second.__exit__(None, None, None)
+    assert blas() == before

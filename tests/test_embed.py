@@ -6,6 +6,7 @@ import json
 import shutil
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -181,3 +182,37 @@ def test_a_corpus_sized_batch_embeds_as_model2vec_does_without_scipy() -> None:
     ours = load_embedder().encode(texts)
     reference = model2vec_unit_vectors(texts)
     assert np.allclose(ours, reference, atol=1e-5)
+
+
+def test_threads_embedding_at_once_get_what_one_thread_gets() -> None:
+    """The resident service embeds several callers' queries at once with one word cache: two
+    threads extending it together failed ("operands could not be broadcast") or, worse, gave
+    one query another word's vector."""
+    from funes.index.word_embed import WordSumEncoder
+
+    model = load_embedder().model
+    # Every query brings words no other has: each call extends the cache.
+    texts = [
+        f"why did deploy{i} fail on host{i * 7} with error{i * 13} code{i}" for i in range(400)
+    ]
+    expected = WordSumEncoder(model).encode(texts)
+    shared = WordSumEncoder(model)
+    got: dict[int, np.ndarray] = {}
+    failures: list[BaseException] = []
+    start = threading.Barrier(8)
+
+    def embed(first: int) -> None:
+        start.wait()
+        for i in range(first, len(texts), 8):
+            try:
+                got[i] = shared.encode([texts[i]])[0]
+            except Exception as error:
+                failures.append(error)
+
+    threads = [threading.Thread(target=embed, args=(n,)) for n in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert failures == []
+    assert all(np.array_equal(got[i], expected[i]) for i in range(len(texts)))

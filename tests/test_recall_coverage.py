@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
 from funes.retrieve.coverage import coverage_bonus, words
@@ -58,3 +60,29 @@ def test_a_query_of_only_question_words_lifts_nothing() -> None:
 def test_query_words_drop_question_words_and_meet_across_plural_and_tense() -> None:
     assert words("When was the tournament fixed?") == words("fixes tournaments")
     assert words("Why did we drop the cache") == {"drop", "cache"}
+
+
+def test_the_fast_word_match_finds_what_stemming_every_word_finds() -> None:
+    """Coverage stems only the words that start with an asked word; it must find exactly the
+    asked words that stemming every word of the passage finds."""
+    import subprocess
+
+    from funes.retrieve.coverage import asked_starts, words_asked
+
+    source = Path(subprocess.__file__).read_text()
+    passages = [source[i : i + 600] for i in range(0, len(source), 600)]
+    passages += [
+        "Fixes, fixed, fixing and prefix_fix; FIX2 _fix fix-ups. Tests testing tested tes.",
+        "ÉCOLE école Straße the processes' process processing PROCESSED; bes s es ing",
+    ]
+    questions = [
+        QUESTION,
+        "why did the fix for the process tests fail",
+        "what does the pipe buffer do with stdout and stderr",
+        "école processes returncode timeout signal",
+    ]
+    for question in questions:
+        asked = words(question)
+        starts = asked_starts(asked)
+        for text in passages:
+            assert words_asked(text, asked, starts) == words(text) & asked

@@ -12,6 +12,7 @@ import subprocess
 import sys
 import threading
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -158,6 +159,106 @@ def test_concurrent_cli_calls_each_get_their_own_output(resident: Path) -> None:
     got = [(p.wait(120), *p.communicate()) for p in procs]
     assert got == cold * 2
     assert answered(resident) == len(calls) * 2
+
+
+def test_recalls_in_threads_answer_as_one_at_a_time(
+    warm_home: Path,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """What the service does with several callers: recalls in threads of one process, each
+    answered as if it ran alone (they raced in the query's embedding: an error, or a wrong
+    vector and so wrong hits)."""
+    from funes.index.embed import release_word_caches
+    from funes.retrieve import recall
+
+    monkeypatch.setenv("FUNES_RERANKER", "none")
+    now = datetime(2026, 6, 1, tzinfo=UTC)
+    # Each question brings words no other one has: each embedding extends the word cache.
+    questions = [
+        f"{topic} " + " ".join(f"{word}{i * 7}" for word in ("deploy", "host", "error", "build"))
+        for i, topic in enumerate(["redis cache stale prices", "backup restore", "checkout"] * 12)
+    ]
+    expected = [recall(q, now=now, half_life_days=0) for q in questions]
+    for _ in range(3):  # a race shows in some rounds only
+        release_word_caches()
+        assert _in_threads(lambda q: recall(q, now=now, half_life_days=0), questions) == expected
+
+
+def _in_threads(ask: Any, questions: list[str], threads: int = 8) -> list[Any]:
+    """`ask` of each question, eight threads asking at once, the answers in question order."""
+    got: dict[int, Any] = {}
+    start = threading.Barrier(threads)
+
+    def one_thread(first: int) -> None:
+        start.wait()
+        for i in range(first, len(questions), threads):
+            got[i] = ask(questions[i])
+
+    running = [threading.Thread(target=one_thread, args=(n,)) for n in range(threads)]
+    for thread in running:
+        thread.start()
+    for thread in running:
+        thread.join()
+    return [got.get(i) for i in range(len(questions))]
+
+
+class _StalledHub:
+    """A loopback Hub that takes a request and answers it (503) only when released: a call
+    that reads a remote memory stays under way inside the service for as long as the test
+    wants."""
+
+    def __init__(self) -> None:
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        self.asked, self.release = threading.Event(), threading.Event()
+        hub = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                hub.asked.set()
+                hub.release.wait(120)
+                self.send_response(503)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, *_: object) -> None:
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def stop(self) -> None:
+        self.release.set()
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def test_a_slow_call_does_not_hold_up_a_fast_one(
+    resident: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    hub = _StalledHub()
+    # Both calls bring the same variables: the service may run them side by side.
+    monkeypatch.setenv("HF_ENDPOINT", hub.url)
+    monkeypatch.setenv("HF_HUB_OFFLINE", "0")
+    monkeypatch.setenv("FUNES_HUB_TIMEOUT_S", "300")
+    fast = ("get", "s-shop-0001", "u2", "--window", "1")
+    try:
+        expected = run(*fast, warm=False)
+        run(*fast)
+        wait_for_service(resident)
+        before = answered(resident)
+        remote = ["recall", "--memory", "hf://datasets/someone/stalled", "redis"]
+        slow = subprocess.Popen([FUNES, *remote], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        assert hub.asked.wait(60)  # the slow call is in the service, waiting on the Hub
+        # One at a time, this waited for the Hub's answer (up to FUNES_HUB_TIMEOUT_S).
+        assert run(*fast) == expected
+        assert slow.poll() is None  # still waiting
+        assert answered(resident) == before + 1  # the service answered it, beside the slow one
+    finally:
+        hub.stop()
+    slow.wait(120)
+    assert slow.returncode == 1 and b"someone/stalled" in slow.communicate()[1]
 
 
 def test_a_stopped_service_costs_a_caller_seconds_not_minutes(resident: Path) -> None:

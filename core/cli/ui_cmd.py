@@ -31,7 +31,10 @@ def command(port: int, no_open: bool, memories: tuple[str, ...]) -> None:
     itself (a command line is visible to every user in `ps`). The page searches with recall
     (filters, provenance, the passage, the whole turn), browses sessions as a timeline, shows
     counts per agent and project, activity over time, what a bound Hub memory has and lacks,
-    and redactions by kind. Ctrl-C stops it.
+    and redactions by kind. Its searches and pages are answered by the memory's resident
+    service (the one `funes recall` and `funes mcp` use; started if none runs), so this process
+    stays small; when no service can start, the page works in-process and says so. Ctrl-C
+    stops it.
 
     \b
     Examples:
@@ -54,7 +57,10 @@ def command(port: int, no_open: bool, memories: tuple[str, ...]) -> None:
         raise click.ClickException(f"cannot listen on 127.0.0.1:{port}: {error.strerror}") from None
     click.echo(server.url)
     click.echo("serving on 127.0.0.1 only; Ctrl-C stops it", err=True)
-    threading.Thread(target=warm_up, args=(memory,), daemon=True).start()
+    if server.resident.in_process:
+        threading.Thread(target=warm_up, args=(memory,), daemon=True).start()
+    else:
+        server.resident.start()  # the memory's resident service answers the page's calls
     # Stopped by `kill` as by Ctrl-C: unwind, so the redirect page is deleted.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     page = None

@@ -11,7 +11,9 @@ once on a bounded pool of threads:
   and terminal flag;
 - `mcp`: serves a `funes mcp` server's whole MCP session (`funes.integrations.thin_mcp` pipes
   its agent's stdio here) with the MCP SDK's own server, as `funes mcp` would in-process,
-  on a thread of its own; its tool calls take their turns with every other call;
+  on a thread of its own; its tool calls and the CLI calls run at most RUNNING_AT_ONCE at once;
+- `ui`: one API call of a `funes ui` page (`funes.inspect.webresident`), answered by
+  `funes.inspect.webapi` in the page's folder and variables, as the page would in-process;
 - `info`: who it is, since when, its memory use and its callers, for `status` and `doctor`.
 
 Each call opens the memory afresh, so a call right after `funes index` sees the new rows.
@@ -35,6 +37,7 @@ import struct
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -59,10 +62,12 @@ TICK_S = 1.0
 REQUEST_TIMEOUT_S = 5.0
 # Calls taken at once; more wait their turn, and past MAX_QUEUED a caller works in-process.
 WORKERS = 4
-# Commands run at once inside the gate: one. Eight concurrent recalls in one process raced in
-# the vector search ("operands could not be broadcast", tests/test_resident.py), so commands
-# take turns until that is found; declines, acknowledgements and heartbeats still go on beside.
-RUNNING_AT_ONCE = 1
+# Commands run at once (CLI calls and sessions' tool calls together): a slow one (a remote
+# memory's Hub check, a long page) leaves room for the fast ones. What they share is
+# thread-safe: the query embedder's word cache and the second pass's BLAS limit take locks,
+# Lance's tables are opened per call. Calls with another folder or other variables still wait
+# for the running ones (funes.cli.warm_context.Gate).
+RUNNING_AT_ONCE = 4
 MAX_QUEUED = 64
 # Callers remembered for `info` (the most recent ones).
 MAX_CALLERS = 64
@@ -195,6 +200,7 @@ class Service:
         self.answered = 0
         self.sessions = 0
         self.busy = 0  # sessions' tool calls under way
+        self.running = 0  # CLI and page calls under way, past the points where one is declined
         self.last_answer = time.monotonic()
         self.stop = threading.Event()
         # Set once the warm-up has imported what calls need: two threads importing the same
@@ -242,7 +248,10 @@ class Service:
         if not _still_ours(self.sock, self.identity):
             return self._exiting("its socket file is gone or replaced")
         with self.lock:
-            quiet = not self.open and not self.busy
+            # Calls merely open do not count: a caller whose calls are all declined (its
+            # folder gone) must not keep the service alive; one that exits with calls under
+            # way finishes them first (serve's pool shutdown).
+            quiet = not self.running and not self.busy
             idle = quiet and time.monotonic() - self.last_answer >= self.idle_s
         return idle and self._exiting(f"no call for {self.idle_s:.0f} s")
 
@@ -290,14 +299,16 @@ class Service:
         kind = request.get("kind")
         if kind == "info":
             return {"status": "ok"}, json.dumps(self.info()).encode()
-        if kind != "cli":
+        if kind not in ("cli", "ui"):
             return {"status": "decline"}, b""
         self.warmed.wait()
         if self._stale():
             return {"status": "stale"}, b""
         self._count(pid, str(request.get("client") or kind))
+        if kind == "ui":
+            return self._page_call(request)
         started = time.perf_counter()
-        with self.gate.entered(self.gate.context(str(request["cwd"]), request.get("env") or {})):
+        with self._running(self.gate.context(str(request["cwd"]), request.get("env") or {})):
             answered = run_command(request)
         if answered is None:
             return {"status": "decline"}, b""
@@ -310,6 +321,40 @@ class Service:
             flush=True,
         )
         return header, out + err
+
+    def _page_call(self, request: dict[str, Any]) -> tuple[dict[str, Any], bytes]:
+        """One API call of a `funes ui` page (funes.inspect.webresident): the JSON its
+        process would answer, with its HTTP status."""
+        from funes.inspect.webapi import answer
+
+        started = time.perf_counter()
+        context = self.gate.context(str(request["cwd"]), request.get("env") or {})
+        params = {str(k): str(v) for k, v in dict(request.get("params") or {}).items()}
+        with self._running(context):
+            try:
+                status, data = answer(str(request["route"]), request.get("memory"), params)
+            except Exception:  # the page's process answers it, in its own words
+                return {"status": "decline"}, b""
+        took = (time.perf_counter() - started) * 1000
+        print(
+            f"answered a page's {request['route']} in {took:.0f} ms",
+            file=sys.__stdout__,
+            flush=True,
+        )
+        return {"status": "ok", "http": status}, json.dumps(data, ensure_ascii=False).encode()
+
+    @contextlib.contextmanager
+    def _running(self, context: Any) -> Iterator[None]:
+        """A call's turn in `context` (OSError when its folder is gone), counted as under way
+        meanwhile: the service does not exit idle in the middle of it."""
+        with self.gate.entered(context):
+            with self.lock:
+                self.running += 1
+            try:
+                yield
+            finally:
+                with self.lock:
+                    self.running -= 1
 
     def _stale(self) -> bool:
         """funes's code changed on disk: answer nothing with the old code, and exit (the next

@@ -30,8 +30,18 @@ HASHED_FILES = ("model.safetensors", "tokenizer.json")
 WORD_PATH_MIN_TEXTS = 64
 
 
-@cache
+_word_encoder_lock = threading.Lock()
+
+
 def _word_encoder(model: Any) -> Any:
+    """The model's one word-cache encoder (None when its tokenizer is not BERT-style): threads
+    that ask for it at once get the same one, not one each."""
+    with _word_encoder_lock:
+        return _word_encoder_of(model)
+
+
+@cache
+def _word_encoder_of(model: Any) -> Any:
     from funes.index import word_embed
 
     return word_embed.WordSumEncoder(model) if word_embed.supports(model) else None
@@ -41,7 +51,8 @@ def release_word_caches() -> None:
     """Drop every model's word cache (up to ~170 MB after a long run); the next batch relearns
     the words it needs. The indexer calls it before the end-of-run index builds, which need
     the memory more."""
-    _word_encoder.cache_clear()
+    with _word_encoder_lock:
+        _word_encoder_of.cache_clear()
 
 
 class ModelNotAvailable(RuntimeError):

@@ -303,7 +303,9 @@ class ChunkStore:
         query = self.table.search()
         if where:
             query = query.where(where)
-        return query.select(columns).limit(max(self.count(where), 1)).to_arrow()
+        # No limit: every matching row, in one query (counting them first cost a second pass
+        # over the same rows, and a recall makes several scans).
+        return query.select(columns).limit(None).to_arrow()
 
 
 def sql_quote(value: str) -> str:

@@ -6,10 +6,15 @@ the same tokens, so a text's vector is the sum of its words' token-vector sums (
 divisor disappears in the L2 normalisation). Transcripts repeat words endlessly; tokenizing each
 distinct word once per process and summing cached rows costs a fraction of re-tokenizing every
 text, which is what bounds indexing speed.
+
+One encoder serves every thread of a process (the resident service answers several recalls at
+once): the word cache is its only mutable state, read and extended under a lock; tokenizing and
+summing happen outside it, on what the lock handed out.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -43,6 +48,9 @@ class WordSumEncoder:
         self._mapping = None if model.token_mapping is None else np.asarray(model.token_mapping)
         self._unk = model.unk_token_id
         self.dim = int(self._embedding.shape[1])
+        # Guards the cache (`_rows`, `_table`, `_used`): two threads extending it at once wrote
+        # one word's row over another's and sized their slices from each other's counts.
+        self._lock = threading.Lock()
         self._reset()
 
     def _reset(self) -> None:
@@ -50,7 +58,8 @@ class WordSumEncoder:
         self._table = np.zeros((4096, self.dim), dtype=np.float32)  # row 0: words with no token
         self._used = 1
 
-    def _learn(self, words: list[str]) -> None:
+    def _word_sums(self, words: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        """(each word's token-vector sum, whether it has any token): reads only the model."""
         encodings = self._tokenizer.encode_batch_fast(words, add_special_tokens=False)
         ids = [encoding.ids for encoding in encodings]
         if self._unk is not None:
@@ -63,34 +72,67 @@ class WordSumEncoder:
         weights = (
             self._weights[flat] if self._weights is not None else np.ones(len(flat), np.float32)
         )
-        sums = _segment_sums(lengths, rows, weights, self._embedding)
-        has_tokens = lengths > 0
+        return _segment_sums(lengths, rows, weights, self._embedding), lengths > 0
+
+    def _store(self, words: list[str], sums: np.ndarray, has_tokens: np.ndarray) -> None:
+        """Add `words` (none of them cached) and their sums to the cache; under the lock."""
         needed = self._used + len(words)
         if needed > len(self._table):
             size = max(needed, min(2 * len(self._table), MAX_WORDS + 1))
             grown = np.zeros((size, self.dim), dtype=np.float32)
             grown[: self._used] = self._table[: self._used]
-            self._table = grown
+            self._table = grown  # a new array: a snapshot handed out earlier stays valid
         self._table[self._used : needed] = sums
         positions = np.where(has_tokens, np.arange(self._used, needed), 0)
         self._rows.update(zip(words, positions.tolist(), strict=True))
         self._used = needed
 
-    def encode(self, texts: Sequence[str]) -> np.ndarray:
-        """Unnormalised sums of token vectors, one row per text (zeros for no tokens)."""
-        split = [text.split() for text in texts]
+    def _missing(self, split: list[list[str]]) -> list[str]:
+        """The words of `split` not cached (all of them, after a reset, when adding them would
+        pass MAX_WORDS); under the lock."""
         unknown = {word for words in split for word in words}.difference(self._rows)
         if len(self._rows) + len(unknown) > MAX_WORDS:
             self._reset()
             unknown = {word for words in split for word in words}
-        if unknown:
-            self._learn(list(unknown))
+        return list(unknown)
+
+    def _rows_of(self, split: list[list[str]]) -> tuple[np.ndarray, np.ndarray] | None:
+        """(each word's cache row, the cache's rows so far), or None when a word is missing
+        (another thread reset the cache meanwhile); under the lock. The rows handed out are
+        never written again: the cache only appends, and a reset or growth makes a new array."""
+        count = sum(map(len, split))
+        try:
+            rows = np.fromiter((self._rows[w] for words in split for w in words), np.int64, count)
+        except KeyError:
+            return None
+        return rows, self._table[: self._used]
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """Unnormalised sums of token vectors, one row per text (zeros for no tokens)."""
+        split = [text.split() for text in texts]
         lengths = np.fromiter(map(len, split), dtype=np.int64, count=len(split))
-        row_of = self._rows.__getitem__
-        rows = np.fromiter(
-            (row_of(w) for words in split for w in words), np.int64, int(lengths.sum())
-        )
-        return _segment_sums(lengths, rows, None, self._table[: self._used])
+        with self._lock:
+            unknown = self._missing(split)
+            found = None if unknown else self._rows_of(split)
+        if unknown:
+            sums, has_tokens = self._word_sums(unknown)  # the slow part, outside the lock
+            with self._lock:
+                fresh = [i for i, word in enumerate(unknown) if word not in self._rows]
+                if len(fresh) < len(unknown):  # another thread learnt some of them meanwhile
+                    unknown, sums, has_tokens = (
+                        [unknown[i] for i in fresh],
+                        sums[fresh],
+                        has_tokens[fresh],
+                    )
+                self._store(unknown, sums, has_tokens)
+                found = self._rows_of(split)
+        while found is None:  # a reset by another thread dropped some of our words: rarely
+            with self._lock:
+                missing = self._missing(split)
+                self._store(missing, *self._word_sums(missing))
+                found = self._rows_of(split)
+        rows, table = found
+        return _segment_sums(lengths, rows, None, table)
 
 
 def _segment_sums(

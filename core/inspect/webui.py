@@ -28,6 +28,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
+from funes.inspect.webresident import Resident
+
 STATIC_TYPES = {
     ".html": "text/html; charset=utf-8",
     ".js": "text/javascript; charset=utf-8",
@@ -58,6 +60,7 @@ class UIServer(ThreadingHTTPServer):
 
     def __init__(self, memory: str | None = None, port: int = 0) -> None:
         self.memory = memory
+        self.resident = Resident()  # who answers the API calls: the memory's service, or us
         self.token = secrets.token_urlsafe(18)
         super().__init__(("127.0.0.1", port), _Handler)
         self.port = int(self.server_address[1])
@@ -131,10 +134,8 @@ class _Handler(BaseHTTPRequestHandler):
         self._send(HTTPStatus.OK, body, STATIC_TYPES[suffix])
 
     def _api(self, name: str, params: dict[str, str]) -> None:
-        from funes.inspect.webapi import answer
-
         try:
-            status, data = answer(name, self.server.memory, params)
+            status, data = self.server.resident.answer(name, self.server.memory, params)
         except Exception as error:  # the page shows the message; the server keeps serving
             status, data = 500, {"error": f"{type(error).__name__}: {error}"}
         body = json.dumps(data, ensure_ascii=False).encode()

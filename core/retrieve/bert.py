@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import contextlib
 import math
-from collections.abc import Mapping
+import threading
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -130,11 +131,41 @@ def blas_threads(batch_size: int) -> contextlib.AbstractContextManager[Any]:
     on each other and a 10-token query took 0.3-1.7 s instead of 50 ms."""
     if batch_size > 8:
         return contextlib.nullcontext()
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:
-        return contextlib.nullcontext()
-    return threadpool_limits(limits=1, user_api="blas")
+    return _ONE_BLAS_THREAD.held()
+
+
+class _SharedLimit:
+    """BLAS's thread count is the process's, not a thread's: the first of several threads
+    scoring at once (the resident service) sets it to one, the last one out restores it. Each
+    setting and restoring it on its own left it at whatever the last one out had found."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._holders = 0
+        self._limit: Any = None
+
+    @contextlib.contextmanager
+    def held(self) -> Iterator[None]:
+        try:
+            from threadpoolctl import threadpool_limits
+        except ImportError:
+            yield
+            return
+        with self._lock:
+            if self._holders == 0:
+                self._limit = threadpool_limits(limits=1, user_api="blas")
+            self._holders += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._holders -= 1
+                if self._holders == 0 and self._limit is not None:
+                    self._limit.restore_original_limits()
+                    self._limit = None
+
+
+_ONE_BLAS_THREAD = _SharedLimit()
 
 
 def length_batches(lengths: list[int], batch_tokens: int) -> list[list[int]]:

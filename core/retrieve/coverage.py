@@ -61,6 +61,19 @@ def words(text: str) -> set[str]:
     return found
 
 
+def words_asked(text: str, asked: set[str], starts: re.Pattern[str]) -> set[str]:
+    """`words(text) & asked`, stemming only the words that start with an asked word (a word's
+    stem is a prefix of it): the text's other words, most of them, cost one regex pass in C
+    rather than a Python loop each. `starts`: `asked_starts(asked)`."""
+    return words(" ".join(starts.findall(text.lower()))) & asked
+
+
+def asked_starts(asked: set[str]) -> re.Pattern[str]:
+    """The whole words (runs of `_WORD`'s characters) that start with one of `asked`."""
+    alternatives = "|".join(sorted(map(re.escape, asked), key=len, reverse=True))
+    return re.compile(rf"(?<![a-z0-9_])(?:{alternatives})[a-z0-9_]*")
+
+
 def coverage_bonus(query: str, pool: list[dict], scores: np.ndarray) -> np.ndarray:
     """Per candidate in `pool` (rows with text, session_id, block_type), the lift its session's
     coverage of the query earns it, given the candidates' current `scores`."""
@@ -70,6 +83,7 @@ def coverage_bonus(query: str, pool: list[dict], scores: np.ndarray) -> np.ndarr
     lift = np.zeros(len(pool), dtype=np.float32)
     if not asked:
         return lift
+    starts = asked_starts(asked)
     covered: dict[str, set[str]] = {}
     best: dict[str, float] = {}
     for row, score in zip(pool, scores.tolist(), strict=True):
@@ -77,7 +91,7 @@ def coverage_bonus(query: str, pool: list[dict], scores: np.ndarray) -> np.ndarr
         best[session] = max(best.get(session, 0.0), score)
         found = covered.setdefault(session, set())
         if (row["block_type"] or "") not in TOOL_BLOCKS:
-            found |= words(row["text"] or "") & asked
+            found |= words_asked(row["text"] or "", asked, starts)
     for i, (row, score) in enumerate(zip(pool, scores.tolist(), strict=True)):
         session = row["session_id"] or ""
         share = len(covered[session]) / len(asked)

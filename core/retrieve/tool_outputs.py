@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from funes.retrieve.coverage import TOOL_BLOCKS, words
+from funes.retrieve.coverage import TOOL_BLOCKS, asked_starts, words, words_asked
 from funes.retrieve.pool import LOOKUP_COLUMNS, best_first, lift
 
 # How many of the best candidates may pass their score on; one lookup serves them all.
@@ -107,9 +107,11 @@ def _closest(call: dict, rows: list[dict], asked: set[str]) -> dict | None:
         return None
     first = min(int(r["seq"]) for r in mine)
     mine = [r for r in mine if int(r["seq"]) == first]
+    starts = asked_starts(asked)
 
     def closeness(row: dict) -> tuple[int, int]:
-        return len(words(row["text"] or "") & asked), -int(row["split_idx"] or 0)
+        shared = words_asked(row["text"] or "", asked, starts) if asked else set()
+        return len(shared), -int(row["split_idx"] or 0)
 
     best = max(mine, key=closeness)
     # An output that holds none of the question's words ("Successfully replaced text…" after an
