@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from test_forget import _transcript
+from trust_fixtures import claude_transcript
 
 from funes.index.indexer import index
 from funes.index.store import ChunkStore, memory_exists
@@ -30,14 +30,14 @@ def test_hooks_index_a_folder_bound_agent_into_its_folder(tmp_path: Path) -> Non
 
     claude = Path(os.environ["CLAUDE_CONFIG_DIR"])
     folder = tmp_path / "team-memory"
-    transcript = _transcript(claude, "/work/app", "sess-1", ["FIRSTTURN plan", "FIRSTTURN done"])
+    transcript = claude_transcript("sess-1", ["FIRSTTURN plan", "FIRSTTURN done"], "/work/app")
     # The default memory already read this transcript (a plain `funes index` earlier) ...
     index([transcript])
     assert "FIRSTTURN" in _texts(local_memory_dir())
     # ... then claude is bound to a folder, and a new turn fires the hook.
     agents.record_install("claude", _Report(), str(folder))
     with transcript.open("a") as handle:
-        handle.write(_transcript(claude, "/work/app", "tmp", ["LATERTURN asked"]).read_text())
+        handle.write(claude_transcript("tmp", ["LATERTURN asked"], "/work/app").read_text())
     (claude / "projects" / "-work-app" / "tmp.jsonl").unlink()
     enqueue(spool_entry("claude", {"hook_event_name": "Stop", "transcript_path": str(transcript)}))
     before = ChunkStore.open(local_memory_dir()).count()
@@ -54,9 +54,8 @@ def test_hooks_index_a_folder_bound_agent_into_its_folder(tmp_path: Path) -> Non
 
 
 def test_the_seed_index_of_funes_add_goes_to_the_bound_folder(tmp_path: Path) -> None:
-    claude = Path(os.environ["CLAUDE_CONFIG_DIR"])
     folder = tmp_path / "bound"
-    _transcript(claude, "/work/app", "sess-seed", ["SEEDTURN history", "SEEDTURN answer"])
+    claude_transcript("sess-seed", ["SEEDTURN history", "SEEDTURN answer"], "/work/app")
     indexed, note = agents._seed_index("claude_code", 30.0, None, str(folder))
     assert indexed and indexed["chunks_added"] == 2, note
     assert "SEEDTURN" in _texts(folder)
