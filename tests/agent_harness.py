@@ -323,6 +323,18 @@ def run_get_line(env: AgentEnv, passage: str, session: str, holding: str = "") -
     return next((out for out in outputs if holding in out), outputs[0])
 
 
+def get_line_turn(env: AgentEnv, passage: str, session: str, holding: str) -> str:
+    """The turn id (from `--json`) of the first `funes get` line of `session` in `passage`
+    whose output holds `holding`: the exact turn a recalled place leads to."""
+    for match in GET_LINE.finditer(passage):
+        if match.group(1) != session[:8]:
+            continue
+        if holding in env.funes_ok("get", match.group(1), match.group(2)).stdout:
+            got = env.funes_ok("get", match.group(1), match.group(2), "--json").stdout
+            return str(json.loads(got)["turn_uuid"])
+    raise AssertionError(f"no get line of {session[:8]} leads to {holding!r}")
+
+
 def hit_header(passage: str, session: str) -> str:
     """The line that names the session of the recalled places from `session` (its `==` line:
     handle, agent, working folder)."""

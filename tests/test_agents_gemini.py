@@ -9,7 +9,14 @@ import json
 import subprocess
 from pathlib import Path
 
-from agent_harness import AGENT_MARKS, AgentEnv, agent_sandbox, hit_header, run_get_line, stub_model
+from agent_harness import (
+    AGENT_MARKS,
+    AgentEnv,
+    agent_sandbox,
+    get_line_turn,
+    hit_header,
+    stub_model,
+)
 
 pytestmark = AGENT_MARKS
 
@@ -89,7 +96,8 @@ def test_gemini_recalls_through_the_extension_and_indexes_its_turn(tmp_path: Pat
     assert "memcached evicted the auth tokens" in passage
     header = hit_header(passage, SEED_SESSION)
     assert header.endswith(" gemini ~/aviary")
-    assert "turn=g-1" in run_get_line(env, passage, SEED_SESSION, holding="turn=g-1")
+    # Provenance: the place's get line leads to the exact seeded turn.
+    assert get_line_turn(env, passage, SEED_SESSION, "memcached evicted the auth tokens") == "g-1"
 
     # (3) The AfterAgent hook queued the new session; the detached worker indexed it.
     (new,) = [p for p in dot_gemini.glob("tmp/*/chats/session-*.jsonl") if p != seed]

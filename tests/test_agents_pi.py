@@ -131,8 +131,9 @@ def test_pi_with_funes_recalls_a_past_session_and_indexes_its_own_turn(tmp_path:
         passage = stub.passage("kumquat-zephyr")
     assert "port 7431" in passage
     # Provenance: the exact turn of the seeded session, and the agent and project it came from.
-    read = harness.run_get_line(env, passage, SEED_SESSION, holding="turn=e5f6a7b8")
-    assert f"session {SEED_SESSION}," in read and "turn=e5f6a7b8" in read
+    read = harness.run_get_line(env, passage, SEED_SESSION, holding="port 7431")
+    assert f"session {SEED_SESSION}," in read and "port 7431" in read
+    assert harness.get_line_turn(env, passage, SEED_SESSION, "port 7431") == "e5f6a7b8"
     header = harness.hit_header(passage, SEED_SESSION)
     assert " pi " in header and "~/billing" in header
 

@@ -139,8 +139,10 @@ def plan_from_recall(question: str, result: Any) -> AskPlan:
     hits = list(result.hits)
     while True:
         trimmed = dataclasses.replace(result, hits=hits)
-        # The answering agent cannot expand a place: each is shown as a full excerpt.
-        prompt = build_prompt(question, format_agent(trimmed, snippet=EXCERPT_CHARS))
+        # The answering agent cannot expand a place: each is shown as a full excerpt, and
+        # each says its date (it cites places one by one).
+        passages = format_agent(trimmed, snippet=EXCERPT_CHARS, every_date=True)
+        prompt = build_prompt(question, passages)
         if len(prompt.encode()) <= MAX_PROMPT_BYTES or len(hits) == 1:
             break
         hits = hits[:-1]

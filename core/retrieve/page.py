@@ -65,24 +65,29 @@ class _Group:
 
 
 def format_agent(
-    result: RecallResult, max_tokens: int | None = None, snippet: int = SNIPPET_CHARS
+    result: RecallResult,
+    max_tokens: int | None = None,
+    snippet: int = SNIPPET_CHARS,
+    *,
+    every_date: bool = False,
 ) -> str:
     """The recall page. With `max_tokens`, places are taken best first while they fit (as
     shorter snippets, the best one too) and a note says how many were left out. `snippet`: how
     much of each place but the best is shown (a reader that cannot ask for more, such as
-    `funes ask`'s one-shot answer, gets longer ones)."""
+    `funes ask`'s one-shot answer, gets longer ones). `every_date`: each place says its date,
+    even on the day of the place above (a reader that cites places one by one)."""
     notes = [*result.notes, *weak_notes(result)]
     if not result.hits:
         return "\n".join([_header(0, 0, result), *_note_lines(notes), NO_RESULTS]) + "\n"
     if max_tokens is None:
-        return _render(result, result.hits, notes, snippet, best_whole=True)
+        return _render(result, result.hits, notes, snippet, True, every_date)
     snippet = max(MIN_SNIPPET_CHARS, min(SNIPPET_CHARS, max_tokens * CHARS_PER_TOKEN // 6))
     room = max_tokens * CHARS_PER_TOKEN
     shown = list(result.hits)
     while True:
         left_out = len(result.hits) - len(shown)
         extra = [_left_out_note(left_out, max_tokens)] if left_out else []
-        page = _render(result, shown, [*notes, *extra], snippet, best_whole=False)
+        page = _render(result, shown, [*notes, *extra], snippet, False, every_date)
         if len(page) <= room or not shown:
             return page
         if len(shown) == 1 and snippet > MIN_BUDGET_SNIPPET:
@@ -118,13 +123,13 @@ def _render(
     hits: list[Hit],
     notes: list[str],
     snippet: int,
-    *,
     best_whole: bool,
+    every_date: bool,
 ) -> str:
     groups = _groups(hits)
     lines = [_header(len(hits), len(groups), result), *_note_lines(notes)]
     for group in groups:
-        lines += _group_lines(result, group, snippet, best_whole)
+        lines += _group_lines(result, group, snippet, best_whole, every_date)
     return "\n".join(lines) + "\n"
 
 
@@ -156,7 +161,9 @@ def _groups(hits: list[Hit]) -> list[_Group]:
     return list(groups.values())
 
 
-def _group_lines(result: RecallResult, group: _Group, snippet: int, best_whole: bool) -> list[str]:
+def _group_lines(
+    result: RecallResult, group: _Group, snippet: int, best_whole: bool, every_date: bool
+) -> list[str]:
     first = group.hits[0][1]
     head = f"== {group.handle} {first.harness or '-'} {short_workdir(first.workdir)}"
     lines = [head]
@@ -176,7 +183,7 @@ def _group_lines(result: RecallResult, group: _Group, snippet: int, best_whole: 
         if isinstance(item, Hit):
             rank = ranks[id(item)]
             lines += _place_lines(result, item, rank, _limit(rank, snippet, best_whole), day)
-            day = short_time(item.ts)[:10]
+            day = "" if every_date else short_time(item.ts)[:10]
         else:
             lines.append(_said_line(item))
     return lines

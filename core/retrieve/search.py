@@ -68,7 +68,7 @@ def candidate_rows(found: Any) -> list[dict]:
     if "vector" not in found.column_names:
         return found.to_pylist()
     column = found.column("vector").combine_chunks()
-    if column.null_count:
+    if column.null_count or len(column) == 0:
         return found.to_pylist()
     matrix = column.flatten().to_numpy(zero_copy_only=False).reshape(len(column), -1)
     rows = found.drop_columns(["vector"]).to_pylist()
