@@ -15,12 +15,15 @@ from typing import Any
 
 from funes.retrieve.budget import trim_partial_word
 from funes.retrieve.handles import MIN_HANDLE
-from funes.retrieve.said import for_reading
+from funes.retrieve.said import cut_reminders
+from funes.retrieve.steps import unlabelled
 from funes.retrieve.types import Hit, RecallResult
 from funes.retrieve.weak import weak_note
 
 QUOTE = "│ "
 _HOME = re.compile(r"^(/home/[^/]+|/Users/[^/]+|/root)(?=/|$)")
+# A line number as Claude Code's Read pads it (`     12→`): the padding says nothing.
+_PADDED_NUMBER = re.compile(r"^ +(\d+→)", re.M)
 NO_RESULTS = "no results"
 
 
@@ -28,9 +31,20 @@ def passage_text(hit: Hit) -> str:
     """A hit's text as it is shown. A later split of a long block (`split_idx` > 0) begins in
     the overlap it shares with the split before, usually inside a word: that partial word is
     left out and the start marked `…` (the `get` line prints the whole block). Tidied for reading
-    (funes.retrieve.said.for_reading: `get --full` prints it as stored)."""
+    (`for_reading`: `get --full` prints it as stored)."""
     text = trim_partial_word(hit.text) if hit.split_idx > 0 else hit.text
     return for_reading(text)
+
+
+def for_reading(text: str) -> str:
+    """A block's text as a reader is shown it (the recall page, a focused `get`): without the
+    tool label its heading already says, the padding of Read's line numbers, and the harness's
+    reminders (funes.retrieve.said.cut_reminders). `get --full` and `--json` keep the text as
+    stored."""
+    text = unlabelled(text)
+    if "→" in text:
+        text = _PADDED_NUMBER.sub(r"\1", text)
+    return cut_reminders(text)
 
 
 def relative_paths(text: str, workdir: str) -> str:

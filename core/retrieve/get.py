@@ -7,10 +7,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from funes.retrieve.filters import quote_sql
-from funes.retrieve.formats import quote_block, short_time
+from funes.retrieve.formats import for_reading, quote_block, short_time
 from funes.retrieve.handles import ambiguous, prefix_filter
 from funes.retrieve.reading import Reading, Shown, block_lines, read_blocks, turn_header
-from funes.retrieve.said import for_reading
 from funes.retrieve.search import open_store
 
 # The turn asked for, alone: what came before and after is the timeline's (one line a step)

@@ -70,25 +70,9 @@ _REMINDER = re.compile(r"<system-reminder>.*?(?:</system-reminder>|$)", re.DOTAL
 REMINDER_CUT = "[system reminder not shown]"
 
 
-# The label the indexer puts before a tool block's text: the place or block line names the tool.
-_TOOL_LABEL = re.compile(r"^\[tool_(?:use|result)[^\]\n]*\] ?")
-# A line number as Claude Code's Read pads it (`     12→`): the padding says nothing.
-_PADDED_NUMBER = re.compile(r"^ +(\d+→)", re.M)
-
-
 def cut_reminders(text: str) -> str:
     """`text` with each `<system-reminder>…</system-reminder>` as one short line."""
     return _REMINDER.sub(REMINDER_CUT, text) if "<system-reminder>" in text else text
-
-
-def for_reading(text: str) -> str:
-    """A block's text as a reader is shown it (the recall page, a focused `get`): without the
-    tool label its heading already says, the padding of Read's line numbers, and the harness's
-    reminders (see cut_reminders). `get --full` and `--json` keep the text as stored."""
-    text = _TOOL_LABEL.sub("", text, count=1)
-    if "→" in text:
-        text = _PADDED_NUMBER.sub(r"\1", text)
-    return cut_reminders(text)
 
 
 def strip_wrappers(text: str) -> str:
