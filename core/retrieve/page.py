@@ -208,13 +208,17 @@ def _said_line(neighbour: Neighbour) -> str:
     return f"  ~ seq{neighbour.seq} {neighbour.role or '-'}: {said_text}"
 
 
-def _limit(rank: int, snippet: int, best_whole: bool) -> int:
-    if best_whole:
-        return max(snippet, BEST_PASSAGE_CHARS) if rank == 1 else -snippet
-    return snippet
+def _limit(rank: int, snippet: int, best_whole: bool) -> tuple[int, int]:
+    """How much of a place is shown, and by how much a passage may pass that and still be
+    shown whole (on the default page, a snippet whose cut would save little)."""
+    if not best_whole:
+        return snippet, 0
+    return (max(snippet, BEST_PASSAGE_CHARS), 0) if rank == 1 else (snippet, WHOLE_SLACK)
 
 
-def _place_lines(result: RecallResult, hit: Hit, rank: int, limit: int, day: str) -> list[str]:
+def _place_lines(
+    result: RecallResult, hit: Hit, rank: int, limit: tuple[int, int], day: str
+) -> list[str]:
     """A place: `#rank [time] seqN kind (+N lines) → funes get …`, its call (`⇐`), its quoted
     text, its outcome (`⇒`). The date is left out when `day`, the date of the place above in the
     same session, says it."""
@@ -227,10 +231,8 @@ def _place_lines(result: RecallResult, hit: Hit, rank: int, limit: int, day: str
     if day and when.startswith(day + " "):
         when = when[len(day) + 1 :]
     passage = passage_text(hit)
-    if limit < 0:  # a snippet on the default page: whole when the cut would save little
-        limit = -limit
-        limit = len(passage) if len(passage) <= limit + WHOLE_SLACK else limit
-    shown = excerpt(passage, result.query, limit)
+    room, slack = limit
+    shown = excerpt(passage, result.query, len(passage) if len(passage) <= room + slack else room)
     more = f" (+{shown.above + shown.below} lines)" if shown.cut else ""
     lines = [f"#{rank} [{when}] seq{hit.seq} {kind}{more} → {get}"]
     partner = hit.partner
