@@ -110,3 +110,6 @@ class Chunk(Provenance):
     # The last words before a tool call or tool output chunk (see funes.index.lead_in): searched
     # with the text, never shown, never pushed.
     lead_in: str = ""
+    # The id the agent gave the call this block makes or answers: pairs a call with its output
+    # when calls made together answer out of order (None where the agent records none).
+    tool_use_id: str | None = None

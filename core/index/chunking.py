@@ -102,6 +102,7 @@ def chunk_turn(turn: Turn, repo: str = "") -> list[Chunk]:
                     source_path=turn.source_path,
                     block_idx=block_idx,
                     split_idx=split_idx,
+                    tool_use_id=block.tool_use_id,
                 )
             )
     return chunks

@@ -306,13 +306,14 @@ class _IndexRun:
 
     def _upgrade(self) -> None:
         """A memory from before lead-ins gets them from its stored rows (once, then indexed
-        with the next maintenance)."""
-        from funes.index.upgrade import backfill_lead_ins
+        with the next maintenance); one from before tool-use ids gets their column."""
+        from funes.index.upgrade import add_tool_use_ids, backfill_lead_ins
 
         def step(done: int, total: int) -> None:
             self.notify("maintain", {"step": f"adding lead-ins ({done}/{total} sessions)"})
 
         backfill_lead_ins(self.store.table, step)
+        add_tool_use_ids(self.store.table)
 
     def finish(self, maintain: bool) -> None:
         self.flush()

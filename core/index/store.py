@@ -45,6 +45,16 @@ STRING_COLUMNS = (
     "source_path",
 )
 INT_COLUMNS = ("seq", "block_idx", "split_idx")
+# The agent's id of a tool call, on the call and on its output. Memories built before it lack
+# the column (their rows pair first in, first out); shards never carry it (funes.sync.push).
+TOOL_USE_ID = "tool_use_id"
+
+
+def with_tool_use_ids(table: object, columns: list[str]) -> list[str]:
+    """`columns`, plus the tool-use id where the memory's table has that column."""
+    schema = getattr(table, "schema", None)
+    has = schema is not None and TOOL_USE_ID in schema.names
+    return [*columns, TOOL_USE_ID] if has else columns
 
 
 class MemoryNotFound(Exception):
@@ -90,6 +100,7 @@ def chunks_schema(dim: int, model_id: str, model_hash: str) -> pa.Schema:
         pa.field("block_idx", pa.int64()),
         pa.field("split_idx", pa.int64()),
         pa.field("lead_in", pa.string()),
+        pa.field(TOOL_USE_ID, pa.string()),
         # Half precision: unit vectors lose nothing that ranking can see, and it halves the
         # largest column on disk and over the wire.
         pa.field("vector", pa.list_(pa.float16(), dim)),

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from funes.index.lead_in import COLUMN, READING_ORDER, has_lead_ins, lead_in_for, successive_rows
-from funes.index.store import sql_quote
+from funes.index.store import TOOL_USE_ID, sql_quote
 
 # Sessions whose rows are read (with their text) and written back at once by `backfill_lead_ins`.
 BACKFILL_SESSIONS = 200
@@ -46,3 +46,15 @@ def backfill_lead_ins(table: Any, progress: Callable[[int, int], None] | None = 
         update = pa.table({"id": ids, COLUMN: pa.array(values, pa.string())})
         table.merge_insert("id").when_matched_update_all().execute(update)
     return len(ids)
+
+
+def add_tool_use_ids(table: Any) -> bool:
+    """Give a memory built before tool-use ids the column (empty for its stored rows: their
+    calls and outputs still pair first in, first out), so new turns carry theirs. True when
+    it was added."""
+    import pyarrow as pa
+
+    if TOOL_USE_ID in table.schema.names:
+        return False
+    table.add_columns(pa.field(TOOL_USE_ID, pa.string()))  # metadata only: every row null
+    return True

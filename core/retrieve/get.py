@@ -6,6 +6,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from funes.index.store import with_tool_use_ids
 from funes.retrieve.filters import quote_sql
 from funes.retrieve.formats import for_reading, quote_block, short_time
 from funes.retrieve.handles import ambiguous, prefix_filter
@@ -80,9 +81,9 @@ def get_turns(
     by_id = None if is_seq(turn_uuid) else turn_uuid
     session_id = resolve_session(store, session_id.strip(), by_id)
     columns = ["turn_uuid", "seq", "ts", "role", "harness", "workdir", "source_path"]
+    columns = [*columns, "block_type", "tool_name", "block_idx", "split_idx", "text"]
     rows = store.scan(
-        [*columns, "block_type", "tool_name", "block_idx", "split_idx", "text"],
-        where=f"session_id = {quote_sql(session_id)}",
+        with_tool_use_ids(store.table, columns), where=f"session_id = {quote_sql(session_id)}"
     ).to_pylist()
     target = find_turn(rows, turn_uuid, session_id)
     turn_uuid = target["turn_uuid"] or ""

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections import deque
 from typing import Any
 
+from funes.index.store import TOOL_USE_ID, with_tool_use_ids
 from funes.retrieve.filters import quote_sql
 from funes.retrieve.types import Hit, Neighbour
 
@@ -55,9 +56,8 @@ def distinct_places(ranked: list[tuple[float, int]], pool: list[dict]) -> list[t
 
 def attach_partners(table: Any, hits: list[Hit]) -> None:
     """Give each tool hit the other half of its unit: the output of a call, the call of an
-    output. Calls made together (three Reads at once) answer in the order they were made, so
-    the session's tool blocks around the hit are paired first in, first out, per tool. One
-    query."""
+    output (by the agent's tool-use id; without one, first in, first out per tool: see
+    unit_partner). One query."""
     wanted = [h for h in hits if h.block_type in TOOL_BLOCKS]
     if not wanted:
         return
@@ -75,7 +75,8 @@ def attach_partners(table: Any, hits: list[Hit]) -> None:
         "AND block_type IN ('tool_use', 'tool_result') AND split_idx = 0"
     )
     columns = ["session_id", "turn_uuid", "seq", "role", "block_type", "tool_name", "block_idx"]
-    rows = table.search().where(where).select([*columns, "text"]).limit(50_000).to_list()
+    columns = with_tool_use_ids(table, [*columns, "text"])
+    rows = table.search().where(where).select(columns).limit(50_000).to_list()
     for hit in wanted:
         hit.partner = _partner(hit, [r for r in rows if r["session_id"] == hit.session_id])
 
@@ -105,10 +106,13 @@ def unit_partner(
     text: str = "",
 ) -> dict | None:
     """The other half of the tool unit whose `block_type` block is in turn `turn_uuid` (at
-    `seq`), among one session's tool block rows: paired first in, first out per tool from
-    PAIRING_SPAN seqs before it (an output whose call lies before that is left unpaired).
-    A turn that made several calls at once names its block by `block_idx`, else by the start
-    of its `text`; else its first block of that type is meant."""
+    `seq`), among one session's tool block rows within PAIRING_SPAN seqs of it. A call and its
+    output pair by the agent's tool-use id: calls made together (five Reads at once) may
+    answer in any order. Rows without one (a memory from before the column, an agent that
+    records none) pair first in, first out per tool, as calls usually answer (an output whose
+    call lies out of the span is left unpaired). A turn that made several calls at once names
+    its block by `block_idx`, else by the start of its `text`; else its first block of that
+    type is meant."""
     tool = tool_name or ""
     same = sorted(
         (
@@ -121,9 +125,9 @@ def unit_partner(
         ),
         key=lambda r: (int(r["seq"]), int(r["block_idx"] or 0)),
     )
+    pairs = pair_by_id(same)
     waiting: deque[dict] = deque()
-    pairs: dict[str, dict] = {}
-    for row in same:
+    for row in (r for r in same if _key(r) not in pairs and not _has_id(r, same)):
         if row["block_type"] == "tool_use":
             waiting.append(row)
         elif waiting:
@@ -137,6 +141,30 @@ def unit_partner(
         head = text[:200]
         mine = [r for r in mine if (r["text"] or "").startswith(head)] or mine
     return pairs.get(_key(mine[0])) if mine else None
+
+
+def _has_id(row: dict, rows: list[dict]) -> bool:
+    """`row` names a tool-use id, and so do rows of the other kind: its partner is found by
+    id or not at all (never guessed by order from what is left)."""
+    if not row.get(TOOL_USE_ID):
+        return False
+    other = "tool_result" if row["block_type"] == "tool_use" else "tool_use"
+    return any(r["block_type"] == other and r.get(TOOL_USE_ID) for r in rows)
+
+
+def pair_by_id(rows: list[dict]) -> dict[str, dict]:
+    """Calls and outputs among `rows` that name the same tool-use id, each keyed to the other
+    (by `_key`)."""
+    calls = {
+        r[TOOL_USE_ID]: r for r in rows if r["block_type"] == "tool_use" and r.get(TOOL_USE_ID)
+    }
+    pairs: dict[str, dict] = {}
+    for row in rows:
+        call = calls.get(row.get(TOOL_USE_ID) or "") if row["block_type"] == "tool_result" else None
+        if call is not None and _key(call) not in pairs:
+            pairs[_key(call)] = row
+            pairs[_key(row)] = call
+    return pairs
 
 
 def _key(row: dict) -> str:

@@ -15,6 +15,7 @@ import re
 from collections import defaultdict, deque
 from dataclasses import dataclass, field
 
+from funes.index.store import TOOL_USE_ID, with_tool_use_ids
 from funes.retrieve.filters import quote_sql
 from funes.retrieve.formats import relative_paths, short_time, short_workdir, turn_command
 from funes.retrieve.get import TurnNotFound, find_turn, is_seq, resolve_session
@@ -79,7 +80,7 @@ def build_timeline(
     session_id = resolve_session(store, session.strip(), by_id)
     columns = ["turn_uuid", "seq", "ts", "role", "block_type", "tool_name", "harness", "workdir"]
     rows = store.scan(
-        [*columns, "block_idx", "split_idx", "text"],
+        with_tool_use_ids(store.table, [*columns, "block_idx", "split_idx", "text"]),
         where=f"session_id = {quote_sql(session_id)} AND split_idx = 0",
     ).to_pylist()
     if not rows:
@@ -118,8 +119,9 @@ def build_timeline(
 
 def _steps(rows: list[dict], workdir: str) -> list[Step]:
     steps: list[Step] = []
-    # Calls waiting for their output, by tool name, oldest first: parallel calls (three Reads
-    # at once) get their outputs in the order they were made.
+    # Calls waiting for their output: by the agent's tool-use id (calls made together, five
+    # Reads at once, answer in any order); without one, by tool name, oldest first.
+    by_id: dict[str, Step] = {}
     pending: dict[str, deque[Step]] = defaultdict(deque)
     for row in rows:
         block = row["block_type"] or ""
@@ -147,12 +149,19 @@ def _steps(rows: list[dict], workdir: str) -> list[Step]:
             step = Step(seq, uuid, ts, "call", call_line(tool, text, STEP_CHARS))
             step.target = _target_of(unlabelled(text))
             steps.append(step)
-            pending[tool or ""].append(step)
+            if row.get(TOOL_USE_ID):
+                by_id[row[TOOL_USE_ID]] = step
+            else:
+                pending[tool or ""].append(step)
         elif block == "tool_result":
-            waiting = pending[tool or ""]
-            call = waiting.popleft() if waiting else None
+            call = by_id.pop(row.get(TOOL_USE_ID) or "", None)
+            near = call is not None  # paired by id: however far its output was recorded
+            if call is None:  # calls recorded without ids wait here
+                waiting = pending[tool or ""]
+                call = waiting.popleft() if waiting else None
+                near = call is not None and seq - call.seq <= 3
             result = outcome(tool, text, 60)
-            if call is not None and seq - call.seq <= 3:
+            if call is not None and near:
                 # Where the output lies when it is a turn of its own: calls made together
                 # answer in later turns, and `get` of the right one reads it.
                 where = f"seq{seq} " if seq != call.seq else ""

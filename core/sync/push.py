@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from funes.index.lead_in import COLUMN as LEAD_IN
+from funes.index.store import TOOL_USE_ID
 from funes.memory_spec import RemoteSpec, parse_remote_spec
 from funes.paths import funes_home, local_memory_dir, logs_dir
 from funes.project.curate import MANIFEST
@@ -313,6 +314,10 @@ def _write_shard(path_in_repo: Callable[[str], str], clean: Any, folder: Path) -
     # shared memory searches by text alone).
     if LEAD_IN in clean.column_names:
         clean = clean.drop_columns([LEAD_IN])
+    # Tool-use ids stay local too: a shared copy is one table folded from every shard, older
+    # shards lack the column, and its calls pair first in, first out as they always did.
+    if TOOL_USE_ID in clean.column_names:
+        clean = clean.drop_columns([TOOL_USE_ID])
     ids = sorted(clean.column("id").to_pylist())
     digest = hashlib.sha256("\n".join(ids).encode()).hexdigest()[:16]
     name = f"{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}-{digest}.parquet"
