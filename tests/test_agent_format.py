@@ -246,6 +246,40 @@ def test_get_grep_prints_only_the_lines_that_hold_the_words() -> None:
     assert sum(line.startswith("│") for line in lines) == 3
 
 
+def test_get_grep_context_shows_the_fields_under_a_matched_key() -> None:
+    """`--grep before_compact -C 3`: an event's fields a few lines under its name (an agent
+    spent a call on `--block --lines` to see them with one line of context)."""
+    output = "\n".join(
+        ["noise"] * 20
+        + ["event: before_compact", "  reason: overflow", "  model: opus", "  apiKey: sk-***"]
+        + ["noise"] * 20
+    )
+    turns = [_output_turn(BlockView("tool_result", "Bash", output))]
+    quoted = {
+        context: [
+            line
+            for line in format_get_agent(
+                GetResult("sess", "t-1", "/m", turns),
+                Reading(handle="ab12", grep="before_compact", context=context),
+            ).splitlines()
+            if line.startswith("│")
+        ]
+        for context in (1, 3)
+    }
+    assert "│   apiKey: sk-***" not in quoted[1] and len(quoted[1]) == 3
+    assert quoted[3][3:] == ["│ event: before_compact", "│   reason: overflow", "│   model: opus",
+                             "│   apiKey: sk-***"]  # fmt: skip
+
+
+def test_the_mcp_servers_spelled_out_defaults_are_the_librarys() -> None:
+    from funes.integrations import mcp_server
+    from funes.retrieve import reading
+
+    assert mcp_server.GET_MAX_CHARS == reading.DEFAULT_MAX_CHARS
+    assert mcp_server.GET_CONTEXT_LINES == reading.CONTEXT_LINES
+    assert mcp_server.MAX_GET_CONTEXT == reading.MAX_CONTEXT
+
+
 def _forty_lines() -> str:
     lines = [f"line {i}: nothing to see" for i in range(40)]
     lines[20] = "line 20: the redis cache was dropped"

@@ -24,7 +24,13 @@ def course_memory() -> None:
     build_memory(
         [
             turn(S, "u0", 0, "<ide_selection>line 508 of cli.py</ide_selection>"),
-            turn(S, "u1", 1, "Make the CLI detect the branch's PR when no argument is given."),
+            turn(
+                S,
+                "u1",
+                1,
+                "Make the CLI detect the branch's PR when no argument is given, and if none, "
+                "say so plainly?",
+            ),
             call("c2", 2, f"file_path: {APP}/src/cli.py", "Read"),
             output("r3", 3, "def main():\n    parse()\n    run()\n    report()", "Read"),
             call("c4", 4, f"file_path: {APP}/src/cli.py\nold_string: a\nnew_string: b", "Edit"),
@@ -60,6 +66,12 @@ def test_a_wrapper_the_harness_put_around_nothing_is_not_an_ask() -> None:
     text = timeline()
     assert "ide_selection" not in text and "line 508" not in text
     assert "seq1 10:00 user: Make the CLI detect the branch's PR" in text
+
+
+def test_an_ask_keeps_its_end_where_a_step_would_be_cut() -> None:
+    """The user's words get 100 characters, as on the recall page: a 90-character ask is
+    whole (another step is cut at 80)."""
+    assert "say so plainly?\n" in timeline()
 
 
 def test_around_a_turn_marks_it_and_says_how_to_read_more() -> None:

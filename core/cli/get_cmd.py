@@ -7,7 +7,7 @@ import click
 
 from funes.cli.options import memories_option, output_format, output_options, reading_memory
 from funes.retrieve.get import DEFAULT_WINDOW
-from funes.retrieve.reading import DEFAULT_MAX_CHARS
+from funes.retrieve.reading import CONTEXT_LINES, DEFAULT_MAX_CHARS, MAX_CONTEXT
 from funes.safe_text import strip_controls
 
 
@@ -27,8 +27,17 @@ from funes.safe_text import strip_controls
     "grep",
     metavar="WORDS",
     default="",
-    help="Only the lines that hold one of these words (and a line each side), with their "
-    "line numbers.",
+    help="Only the lines that hold one of these words (and --context lines each side), with "
+    "their line numbers.",
+)
+@click.option(
+    "-C",
+    "--context",
+    type=click.IntRange(0, MAX_CONTEXT),
+    default=CONTEXT_LINES,
+    show_default=True,
+    help="With --grep: lines shown each side of a line that holds a word (the fields under a "
+    "matched key).",
 )
 @click.option(
     "--block",
@@ -53,6 +62,7 @@ def command(
     turn: str,
     window: int,
     grep: str,
+    context: int,
     block: int | None,
     line_range: str | None,
     max_chars: int,
@@ -70,6 +80,7 @@ def command(
     Examples (`funes recall` prints the first line under each place):
       funes get cb2e607c 24
       funes get cb2e607c 24 --grep "hatchling wheel"
+      funes get cb2e607c 24 --grep before_compact -C 6
       funes get cb2e607c 24 --block 1 --lines 40-80
       funes get cb2e607c 24 --full
     `funes timeline cb2e607c 24` shows what came before and after, one line a step.
@@ -92,6 +103,7 @@ def command(
     reading = Reading(
         max_chars=None if full else max_chars,
         grep=grep,
+        context=context,
         block=block,
         lines=lines,
         handle=session_id,

@@ -17,6 +17,9 @@ from funes.safe_text import strip_controls
 # funes.retrieve.reading.DEFAULT_MAX_CHARS, spelled out: importing funes.retrieve here would
 # load lancedb before `initialize` is answered (tests/test_mcp.py checks they agree).
 GET_MAX_CHARS = 2000
+# funes.retrieve.reading.CONTEXT_LINES and MAX_CONTEXT, spelled out for the same reason.
+GET_CONTEXT_LINES = 1
+MAX_GET_CONTEXT = 20
 
 INSTRUCTIONS = """\
 funes is a durable memory of this user's past coding-agent sessions (Claude Code, Codex, pi,
@@ -46,7 +49,8 @@ GET_DESCRIPTION = """\
 Read one place of a past session: session_id (the handle from a recall entry) and turn_uuid
 (its seq, as the entry's `funes get SESSION SEQ` shows, or a turn id). By default the turn
 within about 2,000 characters: a longer block is cut and a line says which lines were left out
-and how to read them. `grep`: only the lines holding these words (cheapest); `block` + `lines`
+and how to read them. `grep`: only the lines holding these words (cheapest), with `context`
+lines each side (default 1); `block` + `lines`
 ("40-80"): one block's line range; `full`: everything; `window`: also N turns each side
 (prefer `timeline` for order). memory: as the entry names it."""
 
@@ -117,6 +121,7 @@ def build_server(default_memory: str | None = None) -> Any:
         session_id: str,
         turn_uuid: str,
         grep: str = "",
+        context: int = GET_CONTEXT_LINES,
         block: int | None = None,
         lines: str = "",
         full: bool = False,
@@ -133,6 +138,7 @@ def build_server(default_memory: str | None = None) -> Any:
                 # A tool answer is read by a model: even `full` has a ceiling.
                 max_chars=MAX_TOOL_CHARS if full else _bounded(max_chars, 200, MAX_TOOL_CHARS),
                 grep=grep,
+                context=_bounded(context, 0, MAX_GET_CONTEXT),
                 block=block if block is None else _bounded(block, 1, 10**6),
                 lines=parse_lines(lines) if lines.strip() else None,
                 handle=session_id,

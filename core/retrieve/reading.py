@@ -4,7 +4,7 @@ asked for and not every pasted file, whole diff and tool output of a turn.
 By default the blocks share a budget (DEFAULT_MAX_CHARS): a block that fits is whole, a longer
 one is cut to its share (its start; a tool output's start and end, where errors and summaries
 are), and a `… lines A-B of bN not shown:` line gives the exact command that prints them.
-`grep` keeps the lines that hold given words (with a line of context each side), `block` and
+`grep` keeps the lines that hold given words (with `context` lines each side), `block` and
 `lines` pick one block and a line range of it, `max_chars=None` (`--full`) prints everything.
 """
 
@@ -19,8 +19,10 @@ from funes.retrieve.formats import QUOTE, short_time, turn_command
 DEFAULT_MAX_CHARS = 2000
 # A cut block still shows at least this much of itself.
 MIN_SHARE = 240
-# Lines of context around a line that holds a `grep` word.
+# Lines of context around a line that holds a `grep` word: by default one, at most MAX_CONTEXT
+# (a field a few lines under the matched key cost agents a call per question without it).
 CONTEXT_LINES = 1
+MAX_CONTEXT = 20
 # The part of a cut tool output's share that goes to its end.
 TAIL_SHARE = 0.35
 
@@ -31,6 +33,7 @@ class Reading:
 
     max_chars: int | None = DEFAULT_MAX_CHARS  # None: everything (`--full`)
     grep: str = ""  # words: only the lines holding one (and their context)
+    context: int = CONTEXT_LINES  # lines kept each side of a `grep` line
     block: int | None = None  # only this block (numbered from 1 across the turns shown)
     lines: tuple[int, int] | None = None  # only these lines (1-based, inclusive) of each block
     handle: str = ""  # how the commands in cut notes name the session
@@ -83,9 +86,8 @@ def _select(number: int, kind: str, text: str, reading: Reading) -> Shown:
     if reading.grep:
         terms = query_terms(reading.grep) or [reading.grep.lower()]
         hits = [i for i in window if any(t in lines[i].lower() for t in terms)]
-        keep = sorted(
-            {j for i in hits for j in range(i - CONTEXT_LINES, i + CONTEXT_LINES + 1)} & set(window)
-        )
+        around = max(0, min(reading.context, MAX_CONTEXT))
+        keep = sorted({j for i in hits for j in range(i - around, i + around + 1)} & set(window))
         return Shown(number, kind, len(lines), _runs(keep, lines), matched=bool(hits))
     return Shown(number, kind, len(lines), _runs(window, lines))
 

@@ -20,6 +20,7 @@ from funes.retrieve.filters import quote_sql
 from funes.retrieve.formats import relative_paths, short_time, short_workdir, turn_command
 from funes.retrieve.get import TurnNotFound, find_turn, is_seq, resolve_session
 from funes.retrieve.handles import session_handles
+from funes.retrieve.page import ASKED_CHARS
 from funes.retrieve.said import strip_wrappers, wrapped_context
 from funes.retrieve.search import open_store
 from funes.retrieve.steps import call_line, key_argument, outcome, said_line, unlabelled
@@ -31,6 +32,9 @@ MAX_AROUND = 30
 # A whole session is shown step by step up to this many steps; past it, its asks and replies.
 MAX_STEPS = 40
 STEP_CHARS = 80
+# The user's words get more room, as on the recall page: an ask is short, and its end often says
+# what was wanted (agents spent a `get` on asks cut at "So if I do…").
+ASK_CHARS = ASKED_CHARS
 _PATHLIKE = re.compile(r"[\w.~-]*/[\w./-]+|[\w-]+\.\w{1,5}")
 # Wrappers holding what a command the user ran in the harness printed.
 _PRINTED = ("local-command-stdout", "local-command-stderr", "bash-stdout", "bash-stderr")
@@ -139,7 +143,7 @@ def _steps(rows: list[dict], workdir: str) -> list[Step]:
                     steps.append(Step(seq, uuid, ts, "output", line))
                 if not asked or asked.startswith(_CONTROL):
                     continue
-                steps.append(Step(seq, uuid, ts, "ask", "user: " + said_line(asked, STEP_CHARS)))
+                steps.append(Step(seq, uuid, ts, "ask", "user: " + said_line(asked, ASK_CHARS)))
             else:
                 line = f"{row['role'] or '-'}: " + said_line(text, STEP_CHARS)
                 steps.append(Step(seq, uuid, ts, "said", line))
