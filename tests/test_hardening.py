@@ -396,6 +396,18 @@ def test_half_life_zero_still_turns_recency_off() -> None:
     assert result.exit_code == 0 and "nan" not in result.output
 
 
+def test_a_commands_flags_in_a_query_are_words_and_a_misspelt_option_is_an_error() -> None:
+    """`funes recall ls -la README` searches for those words (an agent lost a call to "No
+    such option: -l"); `--harnes codex` is still refused, with the option it meant."""
+    build_memory(sample_turns())
+    found = run("recall", "pytest", "-q", "tests/test_cart.py", "--format", "agent")
+    assert found.exit_code == 0 and "pytest tests/test_cart.py -q" in found.output
+    refused = run("recall", "redis", "--harnes", "codex")
+    assert refused.exit_code == 2 and "Traceback" not in refused.output
+    assert "No such option: --harnes. Did you mean --harness?" in refused.output
+    assert run("recall", "redis", "--harness", "codex", "-k", "1").exit_code == 0
+
+
 # --- housekeeping a long-lived install needs ----------------------------------------------------
 
 

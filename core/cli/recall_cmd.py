@@ -10,7 +10,11 @@ from funes.retrieve.recency import DEFAULT_HALF_LIFE_DAYS
 from funes.safe_text import strip_controls
 
 
-@click.command("recall")
+# A query is words the past session used, and those include a command's flags (`ls -la`,
+# `rm -rf`): a dash-word that is not an option of recall is one of the query's words. A
+# `--word` that is not an option is an error all the same (a misspelt filter must not turn
+# into search words): quote it inside a phrase to search for it.
+@click.command("recall", context_settings={"ignore_unknown_options": True})
 @click.argument("query", nargs=-1, required=True)
 @click.option(
     "-k",
@@ -78,6 +82,7 @@ def command(
     from funes.retrieve import RecallError, format_agent, format_human, format_json
     from funes.retrieve.budget import hits_for_budget
 
+    _refuse_unknown_long_options(query)
     if k is None:
         k = hits_for_budget(max_tokens, DEFAULT_K) if max_tokens else DEFAULT_K
     try:
@@ -102,3 +107,18 @@ def command(
         return
     render = {"json": format_json, "human": format_human}[chosen]
     click.echo(strip_controls(render(result)), nl=False)
+
+
+def _refuse_unknown_long_options(query: tuple[str, ...]) -> None:
+    """A `--name` word that click let through as part of the query: a misspelt option."""
+    import difflib
+
+    for word in query:
+        if word.startswith("--") and len(word) > 2 and word[2:].replace("-", "").isalnum():
+            known = [o for p in click.get_current_context().command.params for o in p.opts]
+            close = difflib.get_close_matches(word, known, n=1)
+            hint = f" Did you mean {close[0]}?" if close else ""
+            raise click.UsageError(
+                f"No such option: {word}.{hint} To search for it, put it in a quoted phrase "
+                f'with the words around it (funes recall "... {word}").'
+            )
