@@ -385,6 +385,15 @@ def run_phrases(args: argparse.Namespace) -> dict[str, Any]:
         )
         tally.add(question, "funes", "phrase", phrase_rank)
         tally.add(question, "funes", "line", line_rank)
+        # What recall hands back (`--json`, the library): each hit's whole passage with its
+        # neighbours and tool partner, where the page shows places 2-5 as snippets.
+        returned = [phrase_scoring.collapse(returned_text(h)) for h in result.hits]
+        tally.add(
+            question,
+            "funes",
+            "returned",
+            phrase_scoring.first_rank([phrase_scoring.holds_phrases(t, phrases) for t in returned]),
+        )
         base = [units[i] for i in bm25.top(tokens(text), depth)]
         tally.add(
             question,
@@ -415,6 +424,14 @@ def run_phrases(args: argparse.Namespace) -> dict[str, Any]:
     if diagnosis:
         report["diagnosis"] = dict(diagnosis.counts)
     return report
+
+
+def returned_text(hit: Any) -> str:
+    """A hit as recall returns it: its passage, its neighbours and its tool partner."""
+    parts = [hit.text, *(n.text for n in hit.neighbours)]
+    if hit.partner is not None:
+        parts.append(hit.partner.text)
+    return "\n".join(part or "" for part in parts)
 
 
 class Diagnosis:

@@ -93,7 +93,7 @@ def print_summary(summary: dict[str, Any]) -> None:
             continue
         print(f"\n{split}: {'band':14s} {'ranker/scorer':14s}   n  {head}")
         for band, legs in summary[split].items():
-            for leg in ("funes/phrase", "bm25/phrase", "funes/line", "bm25/line"):
+            for leg in ("funes/phrase", "funes/returned", "bm25/phrase", "funes/line", "bm25/line"):
                 if leg not in legs:
                     continue
                 cell = legs[leg]
