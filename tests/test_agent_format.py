@@ -273,11 +273,13 @@ def test_get_grep_context_shows_the_fields_under_a_matched_key() -> None:
 
 def test_the_mcp_servers_spelled_out_defaults_are_the_librarys() -> None:
     from funes.integrations import mcp_server
-    from funes.retrieve import reading
+    from funes.retrieve import reading, timeline
 
     assert mcp_server.GET_MAX_CHARS == reading.DEFAULT_MAX_CHARS
     assert mcp_server.GET_CONTEXT_LINES == reading.CONTEXT_LINES
     assert mcp_server.MAX_GET_CONTEXT == reading.MAX_CONTEXT
+    assert mcp_server.TIMELINE_STEPS == timeline.DEFAULT_AROUND  # the description says 5
+    assert mcp_server.MAX_AROUND == timeline.MAX_AROUND
 
 
 def _forty_lines() -> str:

@@ -69,6 +69,12 @@ def test_the_plugin_reads_a_place_its_course_and_just_the_lines_asked(
     assert registered == ["funes_recall", "funes_get", "funes_timeline"]
     got = plugin.get({"session_id": "s-shop-0", "turn_uuid": "1", "grep": "postgres"})
     assert "  @ line 1" in got and "straight from postgres" in got
+    wider = plugin.get(
+        {"session_id": "s-shop-0", "turn_uuid": "1", "grep": "postgres", "context": 3}
+    )
+    assert "straight from postgres" in wider and not wider.startswith("funes_get error:")
+    too_wide = plugin.get({"session_id": "s-shop-0", "turn_uuid": "1", "grep": "x", "context": 99})
+    assert too_wide.startswith("funes_get error:") and "--context" in too_wide
     course = plugin.timeline({"session_id": "s-shop-0", "turn": "1"})
     assert course.startswith("funes timeline: session s-shop-0") and "← asked" in course
     dashed = plugin.get({"session_id": "--version", "turn_uuid": "1"})

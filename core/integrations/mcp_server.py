@@ -17,9 +17,11 @@ from funes.safe_text import strip_controls
 # funes.retrieve.reading.DEFAULT_MAX_CHARS, spelled out: importing funes.retrieve here would
 # load lancedb before `initialize` is answered (tests/test_mcp.py checks they agree).
 GET_MAX_CHARS = 2000
-# funes.retrieve.reading.CONTEXT_LINES and MAX_CONTEXT, spelled out for the same reason.
+# funes.retrieve.reading.CONTEXT_LINES and MAX_CONTEXT, and the timeline's DEFAULT_AROUND,
+# spelled out for the same reason.
 GET_CONTEXT_LINES = 1
 MAX_GET_CONTEXT = 20
+TIMELINE_STEPS = 5
 
 INSTRUCTIONS = """\
 funes is a durable memory of this user's past coding-agent sessions (Claude Code, Codex, pi,
@@ -152,7 +154,7 @@ def build_server(default_memory: str | None = None) -> Any:
 
     @server.tool(name="timeline", description=TIMELINE_DESCRIPTION)
     def timeline_tool(
-        session_id: str, turn: str = "", steps: int = 6, memory: str | None = None
+        session_id: str, turn: str = "", steps: int = TIMELINE_STEPS, memory: str | None = None
     ) -> str:
         from funes.project.multi import timeline_many
         from funes.retrieve.timeline import format_timeline

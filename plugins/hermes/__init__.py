@@ -64,6 +64,7 @@ GET_SCHEMA = _schema(
     session_id=_SESSION,
     turn_uuid=("string", "the entry's seq (or a turn id)"),
     grep=("string", "only the lines holding these words"),
+    context=("integer", "with grep: lines shown each side (default 1)"),
     full=("boolean", "everything, whole (expensive)"),
     window=("integer", "turns either side (default 0)"),
     memory=_HIT_MEMORY,
@@ -139,6 +140,8 @@ def get(args: dict[str, Any], **_: Any) -> str:
     argv = ["get", "--format", "agent"]
     if args.get("grep"):
         argv += ["--grep", str(args["grep"])]
+    if args.get("context") is not None:
+        argv += ["--context", str(args["context"])]
     if args.get("full"):
         argv += ["--full"]
     if args.get("window") is not None:

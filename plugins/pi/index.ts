@@ -109,6 +109,9 @@ export default function (pi: ExtensionAPI) {
       session_id: Type.String({ description: "session handle from a recall entry" }),
       turn_uuid: Type.String({ description: "the entry's seq (or a turn id)" }),
       grep: Type.Optional(Type.String({ description: "only the lines holding these words" })),
+      context: Type.Optional(
+        Type.Integer({ description: "with grep: lines shown each side (default 1)", minimum: 0, maximum: 20 }),
+      ),
       full: Type.Optional(Type.Boolean({ description: "everything, whole (expensive)" })),
       window: Type.Optional(Type.Integer({ description: "turns either side to include (default 0)", minimum: 0 })),
       memory: Type.Optional(Type.String({ description: "the memory the hit came from" })),
@@ -116,6 +119,7 @@ export default function (pi: ExtensionAPI) {
     async execute(_toolCallId, params, signal) {
       const args = ["get", "--format", "agent"];
       if (params.grep) args.push("--grep", params.grep);
+      if (params.context !== undefined) args.push("--context", String(params.context));
       if (params.full) args.push("--full");
       if (params.window !== undefined) args.push("--window", String(params.window));
       args.push(...memoryArgs(config, params.memory), "--", params.session_id, params.turn_uuid);
