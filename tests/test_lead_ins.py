@@ -113,18 +113,21 @@ def test_lead_ins_are_stored_for_tool_chunks_only(monkeypatch, tmp_path):
     assert lead_ins["text"] == {""}
 
 
-def test_a_push_never_sends_lead_ins(hub, monkeypatch, tmp_path):
+def test_a_push_never_sends_lead_ins_or_tool_use_ids(hub, monkeypatch, tmp_path):
     import pyarrow.parquet as pq
 
+    from funes.index.store import ChunkStore
     from funes.sync.push import push
 
     _index(monkeypatch, tmp_path)
+    local = ChunkStore.open().scan(["tool_use_id"], "block_type = 'tool_result'").to_pylist()
+    assert local and all(row["tool_use_id"] for row in local)  # kept where they pair calls
     assert push("alice/memory", yes=True).held.rows == 0
     shards = [c for p, c in hub.files("alice/memory").items() if p.endswith(".parquet")]
     assert shards
     for content in shards:
         table = pq.read_table(io.BytesIO(content))
-        assert "lead_in" not in table.column_names
+        assert "lead_in" not in table.column_names and "tool_use_id" not in table.column_names
         assert "tool_use" in table.column("block_type").to_pylist()
 
 
