@@ -107,3 +107,28 @@ def test_a_real_sessions_five_reads_answered_out_of_order(corpus) -> None:
     text = cli("timeline", "agent-ea", "9", "--steps", "8")
     assert "Read: .gitignore → seq12 ok (6 lines): coderabbit_review_extractor" in text
     assert "Read: README.md → seq11 ok (29 lines): # CodeRabbit Review Extractor" in text
+
+
+def test_an_id_used_twice_pairs_each_output_with_the_call_just_before_it() -> None:
+    """A trimmed transcript repeats one id on every call: each output still names the call
+    made before it (the page pairs as the timeline does), never a later one."""
+    same = "toolu_trimmed"
+
+    def block(uuid: str, seq: int, text: str, kind: str) -> object:
+        made = turn(S, uuid, seq, text, role="assistant", block_type=kind, tool_name="Bash")
+        made.blocks[0].tool_use_id = same
+        return made
+
+    build_memory(
+        [
+            block("c1", 1, "command: make lint", "tool_use"),
+            block("r2", 2, "lint: 0 problems in the quiltwork module", "tool_result"),
+            block("c3", 3, "command: make test", "tool_use"),
+            block("r4", 4, "tests: 12 passed", "tool_result"),
+        ]
+    )
+    (hit,) = recall("lint problems quiltwork module", k=1).hits
+    assert hit.turn_uuid == "r2" and hit.partner is not None and hit.partner.turn_uuid == "c1"
+    steps = cli("timeline", H).splitlines()
+    assert any(s.startswith("seq1 10:00 Bash: make lint → seq2 ok") for s in steps)
+    assert any(s.startswith("seq3 10:00 Bash: make test → seq4 ok") for s in steps)

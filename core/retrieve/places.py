@@ -11,7 +11,7 @@ with it as its `partner`: the call above an output, the outcome under a call.
 
 from __future__ import annotations
 
-from collections import deque
+from collections import defaultdict, deque
 from typing import Any
 
 from funes.index.store import TOOL_USE_ID, with_tool_use_ids
@@ -125,47 +125,51 @@ def unit_partner(
         ),
         key=lambda r: (int(r["seq"]), int(r["block_idx"] or 0)),
     )
-    pairs = pair_by_id(same)
-    waiting: deque[dict] = deque()
-    for row in (r for r in same if _key(r) not in pairs and not _has_id(r, same)):
-        if row["block_type"] == "tool_use":
-            waiting.append(row)
-        elif waiting:
-            call = waiting.popleft()
-            pairs[_key(call)] = row
-            pairs[_key(row)] = call
+    pairs = pair_units(same)
     mine = [r for r in same if r["turn_uuid"] == turn_uuid and r["block_type"] == block_type]
     if block_idx is not None:
         mine = [r for r in mine if int(r["block_idx"] or 0) == block_idx] or mine
     elif text and len(mine) > 1:
         head = text[:200]
         mine = [r for r in mine if (r["text"] or "").startswith(head)] or mine
-    return pairs.get(_key(mine[0])) if mine else None
+    return pairs.get(unit_key(mine[0])) if mine else None
 
 
-def _has_id(row: dict, rows: list[dict]) -> bool:
-    """`row` names a tool-use id, and so do rows of the other kind: its partner is found by
-    id or not at all (never guessed by order from what is left)."""
-    if not row.get(TOOL_USE_ID):
-        return False
-    other = "tool_result" if row["block_type"] == "tool_use" else "tool_use"
-    return any(r["block_type"] == other and r.get(TOOL_USE_ID) for r in rows)
-
-
-def pair_by_id(rows: list[dict]) -> dict[str, dict]:
-    """Calls and outputs among `rows` that name the same tool-use id, each keyed to the other
-    (by `_key`)."""
-    calls = {
-        r[TOOL_USE_ID]: r for r in rows if r["block_type"] == "tool_use" and r.get(TOOL_USE_ID)
-    }
+def pair_units(rows: list[dict]) -> dict[str, dict]:
+    """Each call and output among `rows` (tool blocks, in the session's order) keyed
+    (`unit_key`) to its other half. By the agent's tool-use id where calls and outputs both
+    carry one: calls made together answer in any order, and an id without its partner here is
+    left unpaired, never guessed. Rows without one pair first in, first out per tool, as calls
+    usually answer. `unit_partner` and the timeline both pair through this."""
     pairs: dict[str, dict] = {}
+    # The call waiting under each id: the latest one made (a trimmed transcript repeats ids),
+    # answered by the next output that names it.
+    asked: dict[str, dict] = {}
     for row in rows:
-        call = calls.get(row.get(TOOL_USE_ID) or "") if row["block_type"] == "tool_result" else None
-        if call is not None and _key(call) not in pairs:
-            pairs[_key(call)] = row
-            pairs[_key(row)] = call
+        if not row.get(TOOL_USE_ID):
+            continue
+        if row["block_type"] == "tool_use":
+            asked[row[TOOL_USE_ID]] = row
+        elif (call := asked.pop(row[TOOL_USE_ID], None)) is not None:
+            pairs[unit_key(call)] = row
+            pairs[unit_key(row)] = call
+    # An agent that records ids records them on both halves; one that records them on one half
+    # only (or none) is paired by order.
+    by_id = {r["block_type"] for r in rows if r.get(TOOL_USE_ID)} >= set(TOOL_BLOCKS)
+    waiting: dict[str, deque[dict]] = defaultdict(deque)
+    for row in rows:
+        if unit_key(row) in pairs or (by_id and row.get(TOOL_USE_ID)):
+            continue
+        queue = waiting[row["tool_name"] or ""]
+        if row["block_type"] == "tool_use":
+            queue.append(row)
+        elif queue:
+            call = queue.popleft()
+            pairs[unit_key(call)] = row
+            pairs[unit_key(row)] = call
     return pairs
 
 
-def _key(row: dict) -> str:
+def unit_key(row: dict) -> str:
+    """A tool block row's key in `pair_units`' pairs."""
     return f"{row['turn_uuid']}#{row['block_idx']}#{row['block_type']}"

@@ -12,7 +12,6 @@ asks and the assistant's replies.
 from __future__ import annotations
 
 import re
-from collections import defaultdict, deque
 from dataclasses import dataclass, field
 
 from funes.index.store import TOOL_USE_ID, with_tool_use_ids
@@ -21,6 +20,7 @@ from funes.retrieve.formats import relative_paths, short_time, short_workdir, tu
 from funes.retrieve.get import TurnNotFound, find_turn, is_seq, resolve_session
 from funes.retrieve.handles import session_handles
 from funes.retrieve.page import ASKED_CHARS
+from funes.retrieve.places import TOOL_BLOCKS, pair_units, unit_key
 from funes.retrieve.said import strip_wrappers, wrapped_context
 from funes.retrieve.search import open_store
 from funes.retrieve.steps import call_line, key_argument, outcome, said_line, unlabelled
@@ -123,10 +123,10 @@ def build_timeline(
 
 def _steps(rows: list[dict], workdir: str) -> list[Step]:
     steps: list[Step] = []
-    # Calls waiting for their output: by the agent's tool-use id (calls made together, five
-    # Reads at once, answer in any order); without one, by tool name, oldest first.
-    by_id: dict[str, Step] = {}
-    pending: dict[str, deque[Step]] = defaultdict(deque)
+    # Each call with its output, as a recall page's places pair them (by tool-use id, else in
+    # order); a call's step, by its row, for its output to join.
+    pairs = pair_units([r for r in rows if r["block_type"] in TOOL_BLOCKS])
+    calls: dict[str, Step] = {}
     for row in rows:
         block = row["block_type"] or ""
         text = row["text"] or ""
@@ -153,17 +153,14 @@ def _steps(rows: list[dict], workdir: str) -> list[Step]:
             step = Step(seq, uuid, ts, "call", call_line(tool, text, STEP_CHARS))
             step.target = _target_of(unlabelled(text))
             steps.append(step)
-            if row.get(TOOL_USE_ID):
-                by_id[row[TOOL_USE_ID]] = step
-            else:
-                pending[tool or ""].append(step)
+            calls[unit_key(row)] = step
         elif block == "tool_result":
-            call = by_id.pop(row.get(TOOL_USE_ID) or "", None)
-            near = call is not None  # paired by id: however far its output was recorded
-            if call is None:  # calls recorded without ids wait here
-                waiting = pending[tool or ""]
-                call = waiting.popleft() if waiting else None
-                near = call is not None and seq - call.seq <= 3
+            partner = pairs.get(unit_key(row))
+            call = calls.get(unit_key(partner)) if partner is not None else None
+            # Paired by id: however far its output was recorded; by order, only a near one.
+            own_id = row.get(TOOL_USE_ID)
+            by_id = bool(own_id) and partner is not None and partner.get(TOOL_USE_ID) == own_id
+            near = call is not None and (by_id or seq - call.seq <= 3)
             result = outcome(tool, text, 60)
             if call is not None and near:
                 # Where the output lies when it is a turn of its own: calls made together
