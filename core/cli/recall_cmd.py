@@ -15,7 +15,7 @@ from funes.safe_text import strip_controls
 # `--word` that is not an option is an error all the same (a misspelt filter must not turn
 # into search words): quote it inside a phrase to search for it.
 @click.command("recall", context_settings={"ignore_unknown_options": True})
-@click.argument("query", nargs=-1, required=True)
+@click.argument("query", nargs=-1)
 @click.option(
     "-k",
     "--k",
@@ -75,6 +75,7 @@ def command(
       funes recall "flaky test in ci" --harness codex --since 30d
       funes recall migration plan --project funes --json
       funes recall "which flag fixed the flaky test" --max-tokens 800
+      funes recall default model --has 'getModel("'
     Then `funes get SESSION TURN` shows the whole turn a passage came from.
     """
     from funes.index.store import MemoryNotFound
@@ -83,6 +84,8 @@ def command(
     from funes.retrieve.budget import hits_for_budget
 
     _refuse_unknown_long_options(query)
+    if not query and not (filters.get("has") or "").strip():
+        raise click.UsageError("say what to recall: words, or --has TEXT for an exact text")
     if k is None:
         k = hits_for_budget(max_tokens, DEFAULT_K) if max_tokens else DEFAULT_K
     try:

@@ -42,7 +42,9 @@ answers: read it before calling anything else. Use it before re-deriving what a 
 found, when the user mentions earlier work, and before stating project history.
 Filters: harness (claude|codex|pi|hermes|gemini|qwen|opencode|copilot),
 block_type (text|thinking|tool_use|tool_result), project (substring of workdir or git repo),
-since/until (2026-01-31 or 7d), session (id prefix).
+has (exact text a passage must hold, case-insensitive, as grep -Fi: an identifier, an error
+message), since/until (2026-01-31 or 7d), session (id prefix). A project, session or text that
+names nothing in the memory is dropped, and a note says so.
 max_tokens packs the best places into about that many tokens.
 memory: another memory (ORG/REPO or a folder); several, comma-separated, give one list whose
 hits each name their memory (pass that on to `get`)."""

@@ -136,6 +136,7 @@ def _merge(results: list[RecallResult], k: int) -> RecallResult:
         second_pass=second.pop() if len(second) == 1 else "mixed",
         notes=notes,
         default_memory=next((r.default_memory for r in results if r.default_memory), ""),
+        exact=results[0].exact,
     )
 
 

@@ -62,18 +62,20 @@ class Excerpt:
         return bool(self.above or self.below)
 
 
-def excerpt(text: str, query: str, limit: int = EXCERPT_CHARS) -> Excerpt:
+def excerpt(text: str, query: str, limit: int = EXCERPT_CHARS, exact: str = "") -> Excerpt:
     """`text` whole when it fits `limit` characters; else the run of lines around the line that
-    matches most query words, grown both ways while it fits. A single line longer than the
-    limit is cut to a window around its first match, marked with `…`."""
+    matches most query words (first, one holding `exact`, the text recall was asked to find
+    as it is), grown both ways while it fits. A single line longer than the limit is cut to a
+    window around its first match, marked with `…`."""
     lines = text.splitlines() or [""]
     if len(text) <= limit:
         return Excerpt(lines, 0, 0)
     terms = query_terms(query)
-    scores = [_matches(line, terms) for line in lines]
+    needle = exact.lower()
+    scores = [(bool(needle) and needle in line.lower(), _matches(line, terms)) for line in lines]
     best = max(range(len(lines)), key=lambda i: (scores[i], -i))
     first = last = best
-    kept = [_window(lines[best], terms, limit)]
+    kept = [_window(lines[best], [needle] if scores[best][0] else terms, limit)]
     size = len(kept[0])
     grew = True
     while grew:

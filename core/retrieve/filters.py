@@ -41,6 +41,20 @@ def _parse_text(value: str, now: datetime) -> str | None:
     return value.strip() or None
 
 
+# An exact text is a line or two (an error message, an identifier), not a document.
+MAX_EXACT_CHARS = 500
+
+
+def _parse_exact(value: str, now: datetime) -> str | None:
+    # Spaces inside count (an error message's words in order); a blank one is no filter.
+    if len(value) > MAX_EXACT_CHARS:
+        raise ValueError(
+            f"--has text too long: {len(value):,} characters, at most {MAX_EXACT_CHARS}; "
+            "give the distinctive part"
+        )
+    return value if value.strip() else None
+
+
 def _parse_since(value: str, now: datetime) -> str | None:
     return parse_when(value, now=now, end_of_day=False) if value else None
 
@@ -75,6 +89,13 @@ class Filters:
     # substring of the workdir or of a repo identity
     project: str | None = _filter(
         _parse_text, "--project", "Only sessions whose workdir or git repo contains this text."
+    )
+    # text a passage must hold, case-insensitive, as it is (no word splitting): grep -Fi
+    has: str | None = _filter(
+        _parse_exact,
+        "--has",
+        "Only passages holding this exact text (case-insensitive, like grep -Fi): an "
+        "identifier, an error message, a path.",
     )
     # ISO-8601 UTC lower bound (inclusive)
     since: str | None = _filter(
@@ -114,6 +135,8 @@ class Filters:
         if self.project:
             p = quote_sql(self.project)
             clauses.append(f"(contains(workdir, {p}) OR contains(repo, {p}))")
+        if self.has:
+            clauses.append(holds_text_sql(self.has))
         if self.since:
             clauses.append(f"ts >= {quote_sql(self.since)}")
         if self.until:
@@ -157,6 +180,13 @@ def _iso(moment: datetime) -> str:
 
 def quote_sql(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
+
+
+def holds_text_sql(text: str) -> str:
+    """A predicate true for passages holding `text`, case-insensitive: LIKE's own wildcards
+    (`%`, `_`, common in identifiers) and its escape character are matched as themselves."""
+    literal = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"text ILIKE {quote_sql('%' + literal + '%')} ESCAPE '\\'"
 
 
 FILTERS: tuple[FilterSpec, ...] = tuple(

@@ -232,7 +232,8 @@ def _place_lines(
         when = when[len(day) + 1 :]
     passage = passage_text(hit)
     room, slack = limit
-    shown = excerpt(passage, result.query, len(passage) if len(passage) <= room + slack else room)
+    room = len(passage) if len(passage) <= room + slack else room
+    shown = excerpt(passage, result.query, room, exact=result.exact)
     more = f" (+{shown.above + shown.below} lines)" if shown.cut else ""
     lines = [f"#{rank} [{when}] seq{hit.seq} {kind}{more} → {get}"]
     partner = hit.partner

@@ -18,6 +18,7 @@ from funes.retrieve.blend import (
     session_support,
 )
 from funes.retrieve.coverage import coverage_bonus
+from funes.retrieve.exact import resolve
 from funes.retrieve.filters import Filters
 from funes.retrieve.handles import session_handles
 from funes.retrieve.neighbours import MAX_NEIGHBOURS, attach_neighbours
@@ -59,8 +60,9 @@ def recall(
     **filters: str | None,
 ) -> RecallResult:
     """The passages of a memory that best answer `query`, with provenance. `filters` are
-    keywords of `Filters.build` (FILTER_NAMES: harness, block_type, project, since, until,
-    session).
+    keywords of `Filters.build` (FILTER_NAMES: harness, block_type, project, has, since,
+    until, session); one that names nothing in the memory is dropped with a note
+    (funes.retrieve.exact).
 
     Raises ValueError for a bad filter or a query over MAX_QUERY_CHARS, MemoryNotFound when
     there is no memory, RecallError when neither search could run. One failing search is not
@@ -70,8 +72,9 @@ def recall(
     clock = _Clock(timings)
     now = now or datetime.now(UTC)
     half_life_days = check_half_life(half_life_days)
-    where = Filters.build(now=now, **filters).to_sql()
-    query = " ".join(query.split())
+    chosen = Filters.build(now=now, **filters)
+    # `--has` alone is a search: for its text, the way `grep -F` is.
+    query = " ".join(query.split()) or " ".join((chosen.has or "").split())
     if not query:
         raise ValueError("empty query: say what to recall")
     store, label, notes = open_store(memory)
@@ -84,6 +87,11 @@ def recall(
     if store.count() == 0:
         return result
     clock.lap("count")
+    resolved = resolve(store, chosen)
+    where = resolved.where
+    notes.extend(resolved.notes)
+    result.exact = resolved.exact
+    clock.lap("filters")
 
     pool, query_vector = _first_pass(store, query, where, candidates, notes, clock)
     if not pool:

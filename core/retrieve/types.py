@@ -49,5 +49,7 @@ class RecallResult:
     # The label of the memory a command reads when it names none, if it was read: a hit from it
     # gets a `funes get` line without `--memory`.
     default_memory: str = ""
+    # The exact text every hit holds (`--has`), which their snippets show; "" when none.
+    exact: str = ""
     # A subagent session among the hits → (its parent's handle, the task it was given).
     subagents: dict[str, tuple[str, str]] = field(default_factory=dict)

@@ -50,8 +50,9 @@ RECALL_SCHEMA = _schema(
     "`get <session_id> <turn_uuid>` line: read the whole turn with funes_get.",
     ["query"],
     query=("string", "what to look for, in natural words"),
-    k=("integer", "number of hits (default 8)"),
+    k=("integer", "number of hits (default 5)"),
     harness=("string", "only this agent: claude, codex, pi or hermes"),
+    has=("string", "only passages holding this exact text (case-insensitive, like grep -Fi)"),
     memory=("string", "another memory to read (path or ORG/REPO)"),
 )
 
@@ -131,6 +132,8 @@ def recall(args: dict[str, Any], **_: Any) -> str:
         argv += ["-k", str(int(args["k"]))]
     if args.get("harness"):
         argv += ["--harness", str(args["harness"])]
+    if args.get("has"):
+        argv += ["--has", str(args["has"])]
     argv += [*_memory_args(args, bound), "--", str(args.get("query", ""))]
     return _run("funes_recall", argv)
 

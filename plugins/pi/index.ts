@@ -85,14 +85,16 @@ export default function (pi: ExtensionAPI) {
     ],
     parameters: Type.Object({
       query: Type.String({ description: "what to look for, in natural words" }),
-      k: Type.Optional(Type.Integer({ description: "number of hits (default 8)", minimum: 1, maximum: 50 })),
+      k: Type.Optional(Type.Integer({ description: "number of hits (default 5)", minimum: 1, maximum: 50 })),
       harness: Type.Optional(Type.String({ description: "only this agent: claude, codex, pi, hermes, opencode or copilot" })),
+      has: Type.Optional(Type.String({ description: "only passages holding this exact text (case-insensitive, like grep -Fi)" })),
       memory: Type.Optional(Type.String({ description: "another memory to read (path or ORG/REPO)" })),
     }),
     async execute(_toolCallId, params, signal) {
       const args = ["recall", "--format", "agent"];
       if (params.k) args.push("-k", String(params.k));
       if (params.harness) args.push("--harness", params.harness);
+      if (params.has) args.push("--has", params.has);
       args.push(...memoryArgs(config, params.memory), "--", params.query);
       return runFunes("recall", args, signal);
     },
