@@ -59,3 +59,19 @@ def test_cli_get_missing_turn_is_one_line_and_exit_1() -> None:
     out = CliRunner().invoke(main, ["get", "s-shop-0001", "nope"])
     assert out.exit_code == 1
     assert out.output.strip().splitlines() == ["Error: turn nope not found in session s-shop-0001"]
+
+
+def test_grep_words_need_no_quotes_and_stray_words_are_still_an_error() -> None:
+    runner = CliRunner()
+    turn = next(t for t in sample_turns() if t.blocks[0].text == LONG_TEXT)
+    args = ["get", turn.session_id, turn.turn_uuid, "-C", "0"]
+    quoted = runner.invoke(main, [*args, "--grep", "nothingness shard_7"])
+    unquoted = runner.invoke(main, [*args, "--grep", "nothingness", "shard_7"])
+    assert unquoted.exit_code == 0, unquoted.output
+    assert unquoted.output == quoted.output
+    assert "│ Step 7: the migration rewrites table shard_7 " in unquoted.output
+    alone = runner.invoke(main, [*args, "--grep", "nothingness"])
+    assert "no line holds 'nothingness'" in alone.output
+    stray = runner.invoke(main, [*args, "shard_7"])
+    assert stray.exit_code == 2
+    assert "unexpected extra argument(s): shard_7" in stray.output

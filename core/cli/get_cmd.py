@@ -14,6 +14,10 @@ from funes.safe_text import strip_controls
 @click.command("get")
 @click.argument("session_id")
 @click.argument("turn")
+# `--grep apiKey model` unquoted: click takes `apiKey` as the option's value and leaves `model`
+# over. Those words are more words to grep for (agents write them so, and lost calls to the
+# "unexpected extra argument" error); without --grep they are still an error.
+@click.argument("more_words", nargs=-1, metavar="")
 @click.option(
     "--window",
     type=click.IntRange(0, 1000),
@@ -60,6 +64,7 @@ from funes.safe_text import strip_controls
 def command(
     session_id: str,
     turn: str,
+    more_words: tuple[str, ...],
     window: int,
     grep: str,
     context: int,
@@ -89,6 +94,12 @@ def command(
     from funes.retrieve import format_get_agent, format_get_human, format_get_json
     from funes.retrieve.reading import Reading, parse_lines
 
+    if more_words and not grep:
+        raise click.UsageError(
+            f"unexpected extra argument(s): {' '.join(more_words)} (to read only the lines "
+            "holding words, give them with --grep)"
+        )
+    grep = " ".join([grep, *more_words])
     try:
         lines = parse_lines(line_range) if line_range else None
     except ValueError as error:

@@ -1,0 +1,152 @@
+"""`--has TEXT`: recall ranks only the passages holding an exact text (case-insensitive, like
+`grep -Fi`), and a filter that names nothing in the memory is dropped with a note, not answered
+with an empty page."""
+
+from __future__ import annotations
+
+import json
+
+import anyio
+import pytest
+from click.testing import CliRunner
+from recall_fixtures import build_memory, turn
+
+from funes.cli import main
+from funes.retrieve import format_agent, recall
+from funes.retrieve.exact import MAX_HOLDER_IDS
+from funes.retrieve.filters import MAX_EXACT_CHARS, Filters
+
+# Agent.ts read back in a pi session: the default model is one line among others that share
+# every word of the question ("model", "default", "agent").
+AGENT_TS = "\n".join(
+    [
+        "export class Agent {",
+        "\t// the model a new agent starts with; callers set another with setModel",
+        "\tprivate _state: AgentState = {",
+        '\t\tsystemPrompt: "",',
+        '\t\tmodel: getModel("google", "gemini-2.5-flash-lite-preview-06-17"),',
+        '\t\tthinkingLevel: "off",',
+        "\t};",
+        *[f"\tmethod{i}() {{ return this._state.model; }} // model default agent" for i in range(30)],
+    ]
+)
+
+
+@pytest.fixture(autouse=True)
+def first_pass_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FUNES_RERANKER", "none")
+
+
+@pytest.fixture
+def memory() -> None:
+    build_memory(
+        [
+            turn("s-pi-0001", "u1", 0, "which model does a new Agent default to?", role="user",
+                 workdir="/Users/dev/workspaces/pi-mono"),
+            turn("s-pi-0001", "a1", 1, "The default model of the agent is configurable.",
+                 role="assistant", workdir="/Users/dev/workspaces/pi-mono"),
+            turn("s-pi-0001", "r1", 2, AGENT_TS, role="assistant", block_type="tool_result",
+                 tool_name="read", workdir="/Users/dev/workspaces/pi-mono"),
+            turn("s-pi-0001", "a2", 3, "Agent model default: see the agent model docs.",
+                 role="assistant", workdir="/Users/dev/workspaces/pi-mono"),
+            turn("s-web-0002", "w1", 0, "The default model for the agent UI is set in config.",
+                 role="assistant", workdir="/home/dev/chatbot-ui"),
+            turn("s-web-0002", "w2", 1, "Renamed my_state_var to state and 50% of the tests pass.",
+                 role="assistant", workdir="/home/dev/chatbot-ui"),
+        ]
+    )  # fmt: skip
+
+
+def test_only_passages_holding_the_text_are_ranked_and_their_snippet_shows_it(memory) -> None:
+    result = recall("agent default model", has='GETMODEL("google"')
+    assert [hit.turn_uuid for hit in result.hits] == ["r1"]
+    assert result.exact == 'GETMODEL("google"'
+    assert not result.notes
+    # Cut short, the passage shows the line holding the text, not the lines richest in the
+    # query's words (every method line has all three).
+    page = format_agent(result, max_tokens=150)
+    assert "(+" in page  # cut
+    assert 'getModel("google", "gemini-2.5-flash-lite-preview-06-17")' in page
+    assert 'getModel("google"' not in format_agent(recall("agent default model", k=1), 150)
+
+
+def test_the_text_alone_is_a_query() -> None:
+    build_memory([turn("s-1", "t1", 0, "TypeError: generate is not a function", role="assistant")])
+    result = recall("", has="generate is not a function")
+    assert [hit.turn_uuid for hit in result.hits] == ["t1"]
+    with pytest.raises(ValueError, match="empty query"):
+        recall("  ")
+
+
+def test_like_wildcards_and_quotes_in_the_text_match_only_themselves(memory) -> None:
+    # `_` and `%` are LIKE's wildcards: "my_state" must not match "my state" or "myXstate".
+    assert [h.turn_uuid for h in recall("state", has="my_state_var").hits] == ["w2"]
+    assert [h.turn_uuid for h in recall("tests", has="50% of").hits] == ["w2"]
+    wild = recall("tests", has="5_% of")  # as LIKE patterns these would match "50% of"
+    assert wild.exact == "" and wild.notes[0].startswith("no passage holds the exact text")
+    assert [h.turn_uuid for h in recall("model", has="\"google\", \"gem").hits] == ["r1"]
+    assert recall("it's", has="it's a").notes  # a quote is quoted, not SQL
+
+
+def test_a_text_nothing_holds_is_dropped_with_a_note(memory) -> None:
+    result = recall("agent default model", has="setDefaultModel(")
+    assert result.hits  # the words still find places
+    assert result.exact == ""
+    assert result.notes == [
+        "no passage holds the exact text 'setDefaultModel(': these places match its words"
+    ]
+    assert format_agent(result).splitlines()[1].startswith("note: no passage holds the exact")
+
+
+def test_a_text_held_only_outside_the_other_filters_is_an_empty_answer(memory) -> None:
+    # The text exists, just not in that project: that empty page is the answer, not a slip.
+    result = recall("agent default model", has="getModel(", project="chatbot-ui")
+    assert result.hits == [] and result.notes == []
+
+
+def test_a_project_or_session_nothing_matches_is_dropped_with_a_note(memory) -> None:
+    result = recall("default model config", project="pi-share-hf")
+    assert result.hits
+    assert result.notes == [
+        "no session's folder or repo contains 'pi-share-hf': these places are from every project"
+    ]
+    result = recall("default model config", session="s-nope")
+    assert result.hits
+    assert result.notes == ["no session id starts with 's-nope': these places are from every session"]
+    # A project that exists keeps its filter, even where it has no match for the words.
+    kept = recall("default model config", project="chatbot-ui")
+    assert {hit.session_id for hit in kept.hits} == {"s-web-0002"} and not kept.notes
+
+
+def test_many_holders_filter_by_the_text_itself() -> None:
+    rows = MAX_HOLDER_IDS + 5
+    build_memory(
+        [turn(f"s-{i}", f"t{i}", 0, f"retry {i}: connection reset by peer", role="assistant")
+         for i in range(rows)]
+    )  # fmt: skip
+    hits = recall("connection reset retry 4003", has="RESET BY PEER", k=3).hits
+    assert hits and all("reset by peer" in hit.text for hit in hits)
+
+
+def test_the_cli_and_its_errors(memory) -> None:
+    runner = CliRunner()
+    shown = runner.invoke(main, ["recall", "--has", 'getModel("', "--json"])
+    assert shown.exit_code == 0, shown.output
+    assert [h["turn_uuid"] for h in json.loads(shown.output)["hits"]] == ["r1"]
+    empty = runner.invoke(main, ["recall"])
+    assert empty.exit_code == 2
+    assert "say what to recall: words, or --has TEXT" in empty.output
+    long = runner.invoke(main, ["recall", "x", "--has", "y" * (MAX_EXACT_CHARS + 1)])
+    assert long.exit_code == 1 and "--has text too long" in long.output
+    assert Filters.build(has="  ").has is None
+
+
+def test_the_mcp_tool_takes_has(memory) -> None:
+    from funes.integrations.mcp_server import build_server
+
+    async def call() -> str:
+        answer = await build_server().call_tool("recall", {"query": "model", "has": "gemini-2.5"})
+        return str(answer)
+
+    page = anyio.run(call)
+    assert "seq2 tool_result:read" in page and "#2" not in page
