@@ -66,6 +66,36 @@ def test_a_tool_output_names_its_call() -> None:
     assert lines[3] == "  ⇐ seq6 Bash: uv build"
 
 
+def test_a_write_acknowledgement_is_shown_as_the_outcome_of_what_was_written() -> None:
+    written = "[tool_use Write] file_path: ci.yml\ncontent:\nsteps:\n  - uses: astral-sh/setup-uv@v4"
+    ack = make_hit(
+        "[tool_result Write] File created successfully at: ci.yml",
+        block_type="tool_result",
+        tool_name="Write",
+        role="user",
+        partner=Neighbour("t-41", 6, "assistant", "tool_use", written),
+    )
+    lines = format_agent(RecallResult("q", [ack], "/m", "minilm")).splitlines()
+    assert lines[2:] == [
+        "#1 [2026-03-01 10:00] seq6 tool_use:Write → funes get --memory /m 01234567 6",
+        "│ file_path: ci.yml",
+        "│ content:",
+        "│ steps:",
+        "│   - uses: astral-sh/setup-uv@v4",
+        "  ⇒ seq7 ok: File created successfully at: ci.yml",
+    ]
+    # A command's short output may be the answer itself: it stays the place.
+    run = make_hit(
+        "[tool_result Bash] TypeError: generate is not a function",
+        block_type="tool_result",
+        tool_name="Bash",
+        role="user",
+        partner=Neighbour("t-41", 6, "assistant", "tool_use", "[tool_use Bash] " + "x" * 300),
+    )
+    shown = format_agent(RecallResult("q", [run], "/m", "minilm"))
+    assert "seq7 tool_result:Bash" in shown and "│ TypeError: generate is not a function" in shown
+
+
 def test_no_hits_prints_no_results() -> None:
     text = format_agent(RecallResult("q", [], "/m", second_pass="minilm"))
     assert text == HEADER.format(n=0, s=0, memory=" from memory /m") + "\nno results\n"

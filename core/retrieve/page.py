@@ -16,7 +16,7 @@ begin a line that looks like funes's own output, and the first line says so.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from funes.index.chunking import MAX_CHARS as CHUNK_MAX_CHARS
 from funes.retrieve.budget import CHARS_PER_TOKEN, excerpt
@@ -32,7 +32,7 @@ from funes.retrieve.formats import (
     turn_command,
     weak_notes,
 )
-from funes.retrieve.steps import call_line, outcome, said_line
+from funes.retrieve.steps import call_line, outcome, said_line, unlabelled
 from funes.retrieve.types import Hit, Neighbour, RecallResult
 
 # Every place but the best is a snippet of about this many characters around its best line.
@@ -50,6 +50,13 @@ SAID_CHARS = 80
 # ("…, the group names should match the filters?").
 ASKED_CHARS = 100
 PARTNER_CHARS = 80
+# The tools whose output only acknowledges a write ("File created successfully at: …",
+# "Successfully replaced text in …"): what was written is in the call.
+WRITE_TOOLS = frozenset(
+    {"write", "edit", "multiedit", "notebookedit", "apply_patch", "write_file", "edit_file"}
+)
+# An output this short from a write tool is its acknowledgement, not a diff or a file excerpt.
+ACK_CHARS = 200
 # Under a token budget, a passage is not worth showing in fewer characters than this, unless
 # it is the only one that could be shown at all.
 MIN_SNIPPET_CHARS = 160
@@ -222,6 +229,7 @@ def _place_lines(
     """A place: `#rank [time] seqN kind (+N lines) → funes get …`, its call (`⇐`), its quoted
     text, its outcome (`⇒`). The date is left out when `day`, the date of the place above in the
     same session, says it."""
+    hit = _informative_half(hit)
     kind = f"{hit.block_type}:{hit.tool_name}" if hit.tool_name else hit.block_type
     if hit.block_type == "text":
         # Said text is named by its speaker; reasoning and tool blocks by their kind.
@@ -244,3 +252,30 @@ def _place_lines(
     if partner is not None and partner.block_type == "tool_result":
         lines.append(f"  ⇒ seq{partner.seq} {outcome(hit.tool_name, partner.text, PARTNER_CHARS)}")
     return lines
+
+
+def _informative_half(hit: Hit) -> Hit:
+    """The half of a tool unit worth quoting: a write tool's acknowledgement is shown as the
+    call's outcome (`⇒`) under the call, whose text is what was written (hard set, tuning half:
+    a CI workflow's `setup-uv@v4` was in the call, the page quoted "File created successfully")."""
+    partner = hit.partner
+    if (
+        hit.block_type != "tool_result"
+        or partner is None
+        or partner.block_type != "tool_use"
+        or (hit.tool_name or "").lower() not in WRITE_TOOLS
+        or len(unlabelled(hit.text)) > ACK_CHARS
+        or len(partner.text) <= len(hit.text)
+    ):
+        return hit
+    ack = Neighbour(hit.turn_uuid, hit.seq, hit.role, hit.block_type, hit.text)
+    return replace(
+        hit,
+        turn_uuid=partner.turn_uuid,
+        seq=partner.seq,
+        role="assistant",
+        block_type="tool_use",
+        text=partner.text,
+        split_idx=0,
+        partner=ack,
+    )
