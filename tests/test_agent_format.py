@@ -67,7 +67,9 @@ def test_a_tool_output_names_its_call() -> None:
 
 
 def test_a_write_acknowledgement_is_shown_as_the_outcome_of_what_was_written() -> None:
-    written = "[tool_use Write] file_path: ci.yml\ncontent:\nsteps:\n  - uses: astral-sh/setup-uv@v4"
+    written = (
+        "[tool_use Write] file_path: ci.yml\ncontent:\nsteps:\n  - uses: astral-sh/setup-uv@v4"
+    )
     ack = make_hit(
         "[tool_result Write] File created successfully at: ci.yml",
         block_type="tool_result",

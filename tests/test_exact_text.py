@@ -27,7 +27,10 @@ AGENT_TS = "\n".join(
         '\t\tmodel: getModel("google", "gemini-2.5-flash-lite-preview-06-17"),',
         '\t\tthinkingLevel: "off",',
         "\t};",
-        *[f"\tmethod{i}() {{ return this._state.model; }} // model default agent" for i in range(30)],
+        *[
+            f"\tmethod{i}() {{ return this._state.model; }} // model default agent"
+            for i in range(30)
+        ],
     ]
 )
 
@@ -84,7 +87,7 @@ def test_like_wildcards_and_quotes_in_the_text_match_only_themselves(memory) -> 
     assert [h.turn_uuid for h in recall("tests", has="50% of").hits] == ["w2"]
     wild = recall("tests", has="5_% of")  # as LIKE patterns these would match "50% of"
     assert wild.exact == "" and wild.notes[0].startswith("no passage holds the exact text")
-    assert [h.turn_uuid for h in recall("model", has="\"google\", \"gem").hits] == ["r1"]
+    assert [h.turn_uuid for h in recall("model", has='"google", "gem').hits] == ["r1"]
     assert recall("it's", has="it's a").notes  # a quote is quoted, not SQL
 
 
@@ -112,7 +115,9 @@ def test_a_project_or_session_nothing_matches_is_dropped_with_a_note(memory) -> 
     ]
     result = recall("default model config", session="s-nope")
     assert result.hits
-    assert result.notes == ["no session id starts with 's-nope': these places are from every session"]
+    assert result.notes == [
+        "no session id starts with 's-nope': these places are from every session"
+    ]
     # A project that exists keeps its filter, even where it has no match for the words.
     kept = recall("default model config", project="chatbot-ui")
     assert {hit.session_id for hit in kept.hits} == {"s-web-0002"} and not kept.notes
