@@ -423,6 +423,25 @@ def test_a_filter_nothing_matches_lists_no_sessions(server: UIServer) -> None:
         ), query
 
 
+@pytest.mark.slow
+def test_a_search_for_an_exact_text_in_chromium(server: UIServer) -> None:
+    with chromium_at(server) as (page, problems, elsewhere):
+        page.goto(server.url)
+        page.fill("#q", "website")
+        page.fill("#search-form input[name=has]", "GRAPHIC DESIGNER")
+        page.click("#search-form button[type=submit]")
+        page.locator(".hit").first.wait_for()
+        passages = page.locator(".hit .passage").all_inner_texts()
+        assert passages and all("graphic designer" in p.lower() for p in passages)
+        assert "has=GRAPHIC" in page.url  # the filter is in the address too
+        # A text no passage holds: the words still search, and the status says why.
+        page.fill("#search-form input[name=has]", "graphic designers of Mars")
+        page.click("#search-form button[type=submit]")
+        page.locator("#search-status", has_text="no passage holds").wait_for()
+        assert page.locator(".hit").count() > 0
+        assert not problems and not elsewhere
+
+
 def test_blocks_come_rendered_with_the_tool_name_once(reader: UIServer) -> None:
     status, whole = api(reader, f"session?id={PARENT_SESSION}")
     assert status == 200

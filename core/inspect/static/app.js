@@ -323,7 +323,7 @@ function route() {
       if (field.name && params[field.name] !== undefined) field.value = params[field.name];
     }
     if (params.q) {
-      if (params.q !== lastSearch) runSearch(params);
+      if (searchKey(params) !== lastSearch) runSearch(params);
     } else {
       lastSearch = "";
       document.getElementById("hits").replaceChildren();
@@ -367,8 +367,14 @@ function search(event) {
   else location.hash = hash;
 }
 
+// A search is its words and its filters: a new filter on the same words searches again.
+function searchKey(params) {
+  return Object.entries(params).filter(([, v]) => v !== "" && v !== null && v !== undefined)
+    .map(([k, v]) => `${k}=${v}`).sort().join("&");
+}
+
 async function runSearch(params) {
-  lastSearch = params.q || "";
+  lastSearch = searchKey(params);
   document.getElementById("recent").hidden = true;
   const list = document.getElementById("hits");
   const note = document.getElementById("weak-note");
