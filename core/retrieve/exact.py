@@ -20,8 +20,9 @@ from typing import Any
 from funes.retrieve.filters import Filters, holds_text_sql, quote_sql
 
 # Past this many holders, the text predicate itself filters (an id list this long costs more
-# to parse than the scans it saves).
-MAX_HOLDER_IDS = 4000
+# than the scans it saves). At 318k chunks: 8,652 holders by id, 1.0 s a recall; by the
+# predicate, 2.6 s; 81k holders by id, 3.1 s against 2.6 s.
+MAX_HOLDER_IDS = 20_000
 
 
 @dataclass(slots=True)
