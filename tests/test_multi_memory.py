@@ -67,6 +67,27 @@ def test_a_chunk_held_by_two_memories_is_shown_once_from_the_first(two_memories)
     assert {h.memory for h in result.hits if h.session_id == "sess-redis"} == {str(mine)}
 
 
+def test_filters_over_several_memories_are_slips_only_where_nothing_holds_them(
+    two_memories,
+) -> None:
+    mine, team = two_memories
+    memories = [str(mine), str(team)]
+
+    def recall(**filters: str):  # type: ignore[no-untyped-def]
+        return recall_many(memories, "bucket cache", now=NOW, neighbors=0, **filters)
+
+    # The team memory holds the text: the filter stands in both, and my memory adds nothing.
+    held = recall(has="trailing slash")
+    assert {h.session_id for h in held.hits} == {"sess-deploy"} and not held.notes
+    # Neither holds it: dropped, with each memory's note, and the words still search.
+    slip = recall(has="bucket policy")
+    assert slip.hits and len(slip.notes) == 2
+    assert all("no passage holds the exact text 'bucket policy'" in n for n in slip.notes)
+    # A session only my memory has keeps the team memory empty, not unfiltered.
+    mine_only = recall(session="sess-redis")
+    assert {h.session_id for h in mine_only.hits} == {"sess-redis"} and not mine_only.notes
+
+
 def test_an_unreadable_memory_is_a_note_unless_none_can_be_read(two_memories, tmp_path) -> None:
     from funes.index.store import MemoryNotFound
     from funes.sync.memory import MemoryUnavailable

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -82,11 +83,12 @@ def recall_many(
         return result
     results: list[RecallResult] = []
     failures: list[tuple[str, Exception]] = []
-    # One thread per memory: Lance searches release the GIL, so two memories cost about one.
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(max_workers=min(len(chosen), 4)) as pool:
-        futures = [pool.submit(recall, query, memory=m, **options) for m in chosen]
+    futures = _recall_each(chosen, query, drop_slips=False, **options)
+    answered = [f.result() for f in futures if f.exception() is None]
+    if _slips_possible(options) and not any(result.hits for result in answered):
+        # Nothing anywhere with those filters: a filter that names nothing in any memory is
+        # a slip, dropped (with a note) as a single memory's recall drops it.
+        futures = _recall_each(chosen, query, drop_slips=True, **options)
     for memory, future in zip(chosen, futures, strict=True):
         try:
             results.append(future.result())
@@ -103,6 +105,19 @@ def recall_many(
         f"memory {name} skipped: {_one_line(error)}" for name, error in failures
     ]
     return merged
+
+
+def _recall_each(memories: list[str | None], query: str, **options: Any) -> list[Future[Any]]:
+    """`recall` in each memory at once: Lance searches release the GIL, so two memories cost
+    about one."""
+    from funes.retrieve.pipeline import recall
+
+    with ThreadPoolExecutor(max_workers=min(len(memories), 4)) as pool:
+        return [pool.submit(recall, query, memory=m, **options) for m in memories]
+
+
+def _slips_possible(options: dict[str, Any]) -> bool:
+    return any(options.get(name) for name in ("project", "session", "has"))
 
 
 def _merge(results: list[RecallResult], k: int) -> RecallResult:

@@ -35,18 +35,19 @@ class Resolved:
     exact: str = ""
 
 
-def resolve(store: Any, filters: Filters) -> Resolved:
+def resolve(store: Any, filters: Filters, *, drop_slips: bool = True) -> Resolved:
+    """`filters` as one SQL filter; with `drop_slips`, without those that name nothing here."""
     notes: list[str] = []
     for name, matches_nothing, said in _SLIPS:
         value = getattr(filters, name)
-        if value and matches_nothing(store, value):
+        if drop_slips and value and matches_nothing(store, value):
             notes.append(said(value))
             filters = replace(filters, **{name: None})
     if not filters.has:
         return Resolved(filters.to_sql(), notes)
     where = filters.to_sql()
     holders = store.scan(["id"], where=where).column("id").to_pylist()
-    if not holders and _count(store, holds_text_sql(filters.has)) == 0:
+    if drop_slips and not holders and _count(store, holds_text_sql(filters.has)) == 0:
         notes.append(
             f"no passage holds the exact text {filters.has!r}: these places match its words"
         )

@@ -57,12 +57,14 @@ def recall(
     second_pass: bool = True,
     now: datetime | None = None,
     timings: dict[str, float] | None = None,
+    drop_slips: bool = True,
     **filters: str | None,
 ) -> RecallResult:
     """The passages of a memory that best answer `query`, with provenance. `filters` are
     keywords of `Filters.build` (FILTER_NAMES: harness, block_type, project, has, since,
     until, session); one that names nothing in the memory is dropped with a note
-    (funes.retrieve.exact).
+    (funes.retrieve.exact), unless `drop_slips` is False (several memories are read at once:
+    a filter is a slip only if it names nothing in any of them).
 
     Raises ValueError for a bad filter or a query over MAX_QUERY_CHARS, MemoryNotFound when
     there is no memory, RecallError when neither search could run. One failing search is not
@@ -87,7 +89,7 @@ def recall(
     if store.count() == 0:
         return result
     clock.lap("count")
-    resolved = resolve(store, chosen)
+    resolved = resolve(store, chosen, drop_slips=drop_slips)
     where = resolved.where
     notes.extend(resolved.notes)
     result.exact = resolved.exact
