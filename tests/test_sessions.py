@@ -191,14 +191,25 @@ def test_show_header_spans_the_session_to_the_minute(start: str, end: str, span:
     assert header.count("→") == (1 if "→" in span else 0)
 
 
-@pytest.mark.parametrize("flag", [["--project", "doesnotexist"], ["--since", "2030-01-01"]])
-def test_a_filter_that_matches_nothing_says_so_cleanly(flag: list[str]) -> None:
+@pytest.mark.parametrize(
+    ("flags", "said"),
+    [
+        (["--project", "shop", "--since", "2030-01-01"], "no sessions match these filters\n"),
+        (["--since", "2030-01-01"], "no sessions match these filters\n"),
+        (
+            ["--project", "doesnotexist"],
+            "no session's folder or repo contains 'doesnotexist' "
+            "(`funes sessions --plain` lists every session with its project)\n",
+        ),
+    ],
+)
+def test_a_filter_that_matches_nothing_says_so_cleanly(flags: list[str], said: str) -> None:
     build_memory([turn("s-one", "a1", 0, "a question", ts="2026-01-10T09:00:00Z")])
-    assert list_sessions(**{flag[0][2:]: flag[1]}) == []
-    out = CliRunner().invoke(main, ["sessions", *flag])
+    out = CliRunner().invoke(main, ["sessions", *flags])
     assert out.exit_code == 0, out.output
-    assert out.output == "no sessions match these filters\n"
-    assert CliRunner().invoke(main, ["sessions", *flag, "--json"]).output.strip() == "[]"
+    assert out.output == said
+    assert CliRunner().invoke(main, ["sessions", *flags, "--json"]).output.strip() == "[]"
+    assert list_sessions(project="doesnotexist") == []
 
 
 def test_the_sessions_footer_names_what_show_prints() -> None:

@@ -81,9 +81,26 @@ def command(
     if picking and found:
         _pick([s for s in found if not s.warmup], memory)
         return
+    if not found and project and not _project_exists(memory, project):
+        # Not "nothing matches": the project is misnamed, which another filter cannot fix.
+        click.echo(
+            strip_controls(
+                f"no session's folder or repo contains {project!r} "
+                "(`funes sessions --plain` lists every session with its project)\n"
+            ),
+            nl=False,
+        )
+        return
     filtered = any((harness, project, since, until))
     more = bool(limit) and len(found) == limit
     click.echo(strip_controls(format_sessions_human(found, more=more, filtered=filtered)), nl=False)
+
+
+def _project_exists(memory: str | None, project: str) -> bool:
+    from funes.inspect.sessions import list_sessions
+
+    with reading_memory():
+        return bool(list_sessions(memory, project=project, limit=1))
 
 
 def _interactive() -> bool:
