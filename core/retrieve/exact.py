@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from funes.retrieve.filters import Filters, holds_text_sql, quote_sql
+from funes.retrieve.filters import Filters, quote_sql
 
 # Past this many holders, the text predicate itself filters (an id list this long costs more
 # than the scans it saves). At 318k chunks: 8,652 holders by id, 1.0 s a recall; by the
@@ -38,19 +38,18 @@ class Resolved:
 def resolve(store: Any, filters: Filters, *, drop_slips: bool = True) -> Resolved:
     """`filters` as one SQL filter; with `drop_slips`, without those that name nothing here."""
     notes: list[str] = []
-    for name, matches_nothing, said in _SLIPS:
+    for name, said in _SLIPS.items():
         value = getattr(filters, name)
-        if drop_slips and value and matches_nothing(store, value):
-            notes.append(said(value))
+        if drop_slips and value and _names_nothing(store, name, value):
+            notes.append(said.format(value))
             filters = replace(filters, **{name: None})
     if not filters.has:
         return Resolved(filters.to_sql(), notes)
     where = filters.to_sql()
     holders = store.scan(["id"], where=where).column("id").to_pylist()
-    if drop_slips and not holders and _count(store, holds_text_sql(filters.has)) == 0:
-        notes.append(
-            f"no passage holds the exact text {filters.has!r}: these places match its words"
-        )
+    # Only an empty answer asks whether the text is held anywhere at all (a second scan).
+    if drop_slips and not holders and _names_nothing(store, "has", filters.has):
+        notes.append(_NO_HOLDER.format(filters.has))
         return Resolved(replace(filters, has=None).to_sql(), notes)
     if not holders or len(holders) > MAX_HOLDER_IDS:
         # None among the other filters (that empty page is the answer), or too many to list.
@@ -60,29 +59,14 @@ def resolve(store: Any, filters: Filters, *, drop_slips: bool = True) -> Resolve
     return Resolved(f"{others} AND {ids}" if others else ids, notes, filters.has)
 
 
-def _count(store: Any, where: str) -> int:
-    return int(store.table.count_rows(where))
+def _names_nothing(store: Any, name: str, value: str) -> bool:
+    """Whether filter `name` alone, set to `value`, matches no row of the memory."""
+    return int(store.table.count_rows(Filters(**{name: value}).to_sql())) == 0
 
 
-def _no_project(store: Any, value: str) -> bool:
-    return _count(store, Filters(project=value).to_sql() or "") == 0
-
-
-def _no_session(store: Any, value: str) -> bool:
-    return _count(store, Filters(session=value).to_sql() or "") == 0
-
-
-_SLIPS = (
-    (
-        "project",
-        _no_project,
-        lambda v: (
-            f"no session's folder or repo contains {v!r}: these places are from every project"
-        ),
-    ),
-    (
-        "session",
-        _no_session,
-        lambda v: f"no session id starts with {v!r}: these places are from every session",
-    ),
-)
+# What is said of a project or session filter that names nothing, and is dropped.
+_SLIPS = {
+    "project": "no session's folder or repo contains {!r}: these places are from every project",
+    "session": "no session id starts with {!r}: these places are from every session",
+}
+_NO_HOLDER = "no passage holds the exact text {!r}: these places match its words"
