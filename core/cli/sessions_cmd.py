@@ -97,10 +97,11 @@ def command(
 
 
 def _project_exists(memory: str | None, project: str) -> bool:
-    from funes.inspect.sessions import list_sessions
+    from funes.retrieve.exact import names_nothing
+    from funes.sync.memory import open_memory
 
     with reading_memory():
-        return bool(list_sessions(memory, project=project, limit=1))
+        return not names_nothing(open_memory(memory).store, "project", project)
 
 
 def _interactive() -> bool:

@@ -40,7 +40,7 @@ def resolve(store: Any, filters: Filters, *, drop_slips: bool = True) -> Resolve
     notes: list[str] = []
     for name, said in _SLIPS.items():
         value = getattr(filters, name)
-        if drop_slips and value and _names_nothing(store, name, value):
+        if drop_slips and value and names_nothing(store, name, value):
             notes.append(said.format(value))
             filters = replace(filters, **{name: None})
     if not filters.has:
@@ -48,7 +48,7 @@ def resolve(store: Any, filters: Filters, *, drop_slips: bool = True) -> Resolve
     where = filters.to_sql()
     holders = store.scan(["id"], where=where).column("id").to_pylist()
     # Only an empty answer asks whether the text is held anywhere at all (a second scan).
-    if drop_slips and not holders and _names_nothing(store, "has", filters.has):
+    if drop_slips and not holders and names_nothing(store, "has", filters.has):
         notes.append(_NO_HOLDER.format(filters.has))
         return Resolved(replace(filters, has=None).to_sql(), notes)
     if not holders or len(holders) > MAX_HOLDER_IDS:
@@ -59,7 +59,7 @@ def resolve(store: Any, filters: Filters, *, drop_slips: bool = True) -> Resolve
     return Resolved(f"{others} AND {ids}" if others else ids, notes, filters.has)
 
 
-def _names_nothing(store: Any, name: str, value: str) -> bool:
+def names_nothing(store: Any, name: str, value: str) -> bool:
     """Whether filter `name` alone, set to `value`, matches no row of the memory."""
     return int(store.table.count_rows(Filters(**{name: value}).to_sql())) == 0
 
