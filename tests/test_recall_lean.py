@@ -207,3 +207,40 @@ def test_the_mcp_recall_tool_takes_a_token_budget() -> None:
     assert text.startswith("funes recall: ") and tokens_of(text) <= 150
     _, bad = anyio.run(_mcp_recall, env, {**query, "max_tokens": 0})
     assert bad.startswith("recall error: max_tokens")
+
+
+def test_a_to_do_list_rewritten_at_each_step_is_one_place() -> None:
+    # Agents rewrite their whole to-do list as each item moves on: five snapshots that differ
+    # by a status word took five of ten places. The best one stands for them all, and the
+    # places they left free go to the passages that say something else.
+    session = "s-todo-0001"
+    items = [
+        "Update recorder.js to use AudioWorklet instead of ScriptProcessor",
+        "Create NoiseWorklet processor for the drone synth",
+        "Register both worklets with audioWorklet.addModule",
+    ]
+    todo = dict(role="assistant", block_type="tool_use", tool_name="TodoWrite")
+    turns = [turn(session, "p0", 0, "Let's migrate the recorder to AudioWorklet.")]
+    for step in range(4):
+        status = ["[completed]"] * step + ["[in_progress]"] + ["[pending]"] * 3
+        lines = [f"{status[i]} {item}" for i, item in enumerate(items)]
+        turns.append(turn(session, f"t{step}", 1 + 2 * step, "\n".join(lines), **todo))
+        turns.append(
+            turn(session, f"r{step}", 2 + 2 * step, "Todos have been modified successfully.",
+                 role="user", block_type="tool_result", tool_name="TodoWrite")
+        )  # fmt: skip
+    turns.append(
+        turn(session, "a9", 9, "Added js/lib/recorder-worklet.js and js/noise-worklet.js: the "
+             "recorder no longer uses ScriptProcessor.", role="assistant")
+    )  # fmt: skip
+    build_memory(turns)
+    hits = recall("recorder AudioWorklet ScriptProcessor worklet", k=5).hits
+    snapshots = [h for h in hits if h.tool_name == "TodoWrite"]
+    assert len(snapshots) == 1
+    assert "a9" in {h.turn_uuid for h in hits}
+    # Different words in the same kind of block are different places.
+    other = turn(session, "t9", 20, "[pending] Write the release notes for 2.0", **todo)
+    build_memory([other])
+    hits = recall("recorder AudioWorklet ScriptProcessor worklet release notes", k=10).hits
+    assert {"t9"} <= {h.turn_uuid for h in hits}
+    assert len([h for h in hits if h.tool_name == "TodoWrite"]) == 2

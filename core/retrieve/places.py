@@ -11,6 +11,7 @@ with it as its `partner`: the call above an output, the outcome under a call.
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict, deque
 from typing import Any
 
@@ -25,13 +26,22 @@ TOOL_BLOCKS = ("tool_use", "tool_result")
 UNIT_SPAN = 2
 # How far around a tool hit its session's tool blocks are read to pair calls with outputs.
 PAIRING_SPAN = 12
+# Near-copies: a session's to-do list rewritten at each step (five TodoWrite snapshots took
+# five of ten places), a file read again, the same edit retried. A place whose words are at
+# least this share of an already kept place's (same session, block type and tool) is left out.
+COPY_OVERLAP = 0.7
+# Below this many distinct words, a passage is too short to call a copy ("ok", "Done.").
+MIN_COPY_WORDS = 3
+_WORD = re.compile(r"\w+")
 
 
 def distinct_places(ranked: list[tuple[float, int]], pool: list[dict]) -> list[tuple[float, int]]:
     """`ranked` (score, pool index), best first, keeping the best chunk of each place: one per
-    turn, and one per tool unit (a call and its output)."""
+    turn, and one per tool unit (a call and its output); and of a session's near-copies (the
+    same kind of block saying nearly the same words), the best one only."""
     turns: set[tuple[str, str]] = set()
     tools: list[tuple[str, str, str, int]] = []  # session, tool, block type, seq
+    said: dict[tuple[str, str, str], list[frozenset[str]]] = defaultdict(list)
     kept: list[tuple[float, int]] = []
     for score, i in ranked:
         row = pool[i]
@@ -49,9 +59,27 @@ def distinct_places(ranked: list[tuple[float, int]], pool: list[dict]) -> list[t
             ):
                 continue
             tools.append((session, tool, block, seq))
+        # A copy's turn and unit are taken all the same: its other chunks and its tool's
+        # output ("Todos have been modified successfully") are no places of their own.
         turns.add(turn)
+        kind = (session, block, row.get("tool_name") or "")
+        words = _words(row["text"] or "")
+        if len(words) >= MIN_COPY_WORDS and any(
+            _overlap(words, other) >= COPY_OVERLAP for other in said[kind]
+        ):
+            continue
+        said[kind].append(words)
         kept.append((score, i))
     return kept
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(_WORD.findall(text.lower()))
+
+
+def _overlap(a: frozenset[str], b: frozenset[str]) -> float:
+    """Jaccard: shared words over all words."""
+    return len(a & b) / max(1, len(a | b))
 
 
 def attach_partners(table: Any, hits: list[Hit]) -> None:
