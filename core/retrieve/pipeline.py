@@ -117,7 +117,7 @@ def recall(
     pool, final = promote_outputs(store.table, pool, final, where, query)
     clock.lap("tool outputs")
     ranked = sorted(((score, i) for i, score in enumerate(final)), key=lambda p: (-p[0], p[1]))
-    distinct = distinct_places(_distinct_texts(ranked, pool), pool)
+    distinct = distinct_places(_distinct_texts(ranked, pool), pool, limit=k)
     result.hits = [_hit(pool[i], score) for score, i in distinct[:k]]
     handles = session_handles(store, {hit.session_id for hit in result.hits})
     for hit in result.hits:

@@ -35,10 +35,12 @@ MIN_COPY_WORDS = 3
 _WORD = re.compile(r"\w+")
 
 
-def distinct_places(ranked: list[tuple[float, int]], pool: list[dict]) -> list[tuple[float, int]]:
+def distinct_places(
+    ranked: list[tuple[float, int]], pool: list[dict], limit: int | None = None
+) -> list[tuple[float, int]]:
     """`ranked` (score, pool index), best first, keeping the best chunk of each place: one per
     turn, and one per tool unit (a call and its output); and of a session's near-copies (the
-    same kind of block saying nearly the same words), the best one only."""
+    same kind of block saying nearly the same words), the best one only. At most `limit`."""
     turns: set[tuple[str, str]] = set()
     tools: list[tuple[str, str, str, int]] = []  # session, tool, block type, seq
     said: dict[tuple[str, str, str], list[frozenset[str]]] = defaultdict(list)
@@ -70,6 +72,8 @@ def distinct_places(ranked: list[tuple[float, int]], pool: list[dict]) -> list[t
             continue
         said[kind].append(words)
         kept.append((score, i))
+        if len(kept) == limit:
+            break
     return kept
 
 
@@ -79,7 +83,8 @@ def _words(text: str) -> frozenset[str]:
 
 def _overlap(a: frozenset[str], b: frozenset[str]) -> float:
     """Jaccard: shared words over all words."""
-    return len(a & b) / max(1, len(a | b))
+    shared = len(a & b)
+    return shared / max(1, len(a) + len(b) - shared)
 
 
 def attach_partners(table: Any, hits: list[Hit]) -> None:
