@@ -31,7 +31,18 @@ AGENTIC = HERE.parents[1] / "shared" / "bench" / "agentic"
 SKILL = HERE.parent / "plugins" / "claude" / "funes" / "skills" / "recall" / "SKILL.md"
 
 
+# The grep arm's tools, as the benchmark names them: a machine without one handicaps that arm
+# (round 12 ran without rg: its agents lost a call to "rg: command not found").
+GREP_ARM_TOOLS = ("rg", "jq")
+
+
 def setup(args: argparse.Namespace) -> None:
+    missing = [tool for tool in GREP_ARM_TOOLS if shutil.which(tool) is None]
+    if missing and not args.allow_missing_tools:
+        sys.exit(
+            f"the grep arm's {', '.join(missing)} not installed (apt-get install ripgrep jq): "
+            "it would run handicapped; --allow-missing-tools to lay the run out anyway"
+        )
     run: Path = args.run.resolve()
     (run / "bin").mkdir(parents=True, exist_ok=True)
     fake_home = run / "fakehome"
@@ -103,6 +114,9 @@ def main() -> None:
     lay.add_argument("--transcripts", type=Path, required=True, help="raw transcripts to copy")
     lay.add_argument("--funes", default=str(HERE.parent / ".venv" / "bin" / "funes"))
     lay.add_argument("--parts", type=int, default=3)
+    lay.add_argument(
+        "--allow-missing-tools", action="store_true", help="lay out a run without rg or jq"
+    )
     lay.set_defaults(run_command=setup)
     count = sub.add_parser("tally", help="calls and output size per arm and command")
     count.add_argument("run", type=Path)

@@ -101,9 +101,37 @@ def test_a_text_nothing_holds_is_dropped_with_a_note(memory) -> None:
 
 
 def test_a_text_held_only_outside_the_other_filters_is_an_empty_answer(memory) -> None:
-    # The text exists, just not in that project: that empty page is the answer, not a slip.
+    # The text exists, just not in that project: that empty page is the answer, not a slip,
+    # and the note says which filter to leave out to find passages, and how many there are.
     result = recall("agent default model", has="getModel(", project="chatbot-ui")
-    assert result.hits == [] and result.notes == []
+    assert result.hits == []
+    assert result.notes == [
+        "no passage matches these filters together; without --project, 1 do; without --has, 2 do"
+    ]
+
+
+def test_an_empty_answer_says_the_dates_a_time_bound_left_out(memory) -> None:
+    # Every passage of the fixture is from 2026-03-01: a later --since empties the page, and
+    # the note says when the project's passages are.
+    result = recall("agent default model", project="pi-mono", since="2026-04-01")
+    assert result.hits == []
+    assert result.notes == [
+        "no passage matches these filters together; without --since, 5 do "
+        "(2026-03-01 to 2026-03-01)"
+    ]
+    page = (
+        CliRunner()
+        .invoke(main, ["recall", "agent model", "--project", "pi-mono", "--since", "2026-04-01"])
+        .output
+    )
+    assert page.splitlines()[1:] == [
+        "note: no passage matches these filters together; without --since, 5 do "
+        "(2026-03-01 to 2026-03-01)",
+        "no results",
+    ]
+    # Filters that match nothing even one by one left out say nothing more.
+    nothing = recall("agent", project="pi-mono", harness="codex", since="2026-04-01")
+    assert nothing.hits == [] and nothing.notes == []
 
 
 def test_a_project_or_session_nothing_matches_is_dropped_with_a_note(memory) -> None:

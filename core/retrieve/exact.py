@@ -9,15 +9,17 @@ A filter that names nothing in the memory (a project no session's folder or repo
 session id nobody has, a text no passage holds) is a slip, not a wish for an empty page: the
 search runs without it and a note says so plainly, which saves the caller (often an agent with
 a budget of calls) a second try. A filter that matches passages, just none together with the
-others, stays: that empty page is the answer.
+others, stays: that empty page is the answer, and a note says which filter to leave out to
+find passages (`why_empty`): agents in the benchmark spent a call guessing which of
+`--project X --since D` emptied the page.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from funes.retrieve.filters import Filters, quote_sql
+from funes.retrieve.filters import FILTERS, Filters, quote_sql
 
 # Past this many holders, the text predicate itself filters (an id list this long costs more
 # than the scans it saves). At 318k chunks: 8,652 holders by id, 1.0 s a recall; by the
@@ -33,6 +35,8 @@ class Resolved:
     notes: list[str]
     # The exact text every passage must hold, if that filter stands.
     exact: str = ""
+    # The filters that stand (a slip dropped).
+    filters: Filters = field(default_factory=Filters)
 
 
 def resolve(store: Any, filters: Filters, *, drop_slips: bool = True) -> Resolved:
@@ -44,19 +48,44 @@ def resolve(store: Any, filters: Filters, *, drop_slips: bool = True) -> Resolve
             notes.append(said.format(value))
             filters = replace(filters, **{name: None})
     if not filters.has:
-        return Resolved(filters.to_sql(), notes)
+        return Resolved(filters.to_sql(), notes, filters=filters)
     where = filters.to_sql()
     holders = store.scan(["id"], where=where).column("id").to_pylist()
     # Only an empty answer asks whether the text is held anywhere at all (a second scan).
     if drop_slips and not holders and names_nothing(store, "has", filters.has):
         notes.append(_NO_HOLDER.format(filters.has))
-        return Resolved(replace(filters, has=None).to_sql(), notes)
+        filters = replace(filters, has=None)
+        return Resolved(filters.to_sql(), notes, filters=filters)
     if not holders or len(holders) > MAX_HOLDER_IDS:
         # None among the other filters (that empty page is the answer), or too many to list.
-        return Resolved(where, notes, filters.has)
+        return Resolved(where, notes, filters.has, filters)
     others = replace(filters, has=None).to_sql()
     ids = f"id IN ({', '.join(quote_sql(i) for i in holders)})"
-    return Resolved(f"{others} AND {ids}" if others else ids, notes, filters.has)
+    return Resolved(f"{others} AND {ids}" if others else ids, notes, filters.has, filters)
+
+
+def why_empty(store: Any, filters: Filters) -> str | None:
+    """For filters that each match passages but none together: which one to leave out, and
+    how many passages the others match (with their dates, when a time bound is among them)."""
+    given = [spec for spec in FILTERS if getattr(filters, spec.name)]
+    if len(given) < 2:
+        return None
+    ways = []
+    for spec in given:
+        others = replace(filters, **{spec.name: None}).to_sql()
+        count = int(store.table.count_rows(others))
+        if not count:
+            continue
+        way = f"without {spec.flag}, {count:,} do"
+        if spec.name in ("since", "until"):
+            stamps = store.scan(["ts"], where=others).column("ts").to_pylist()
+            stamps = sorted(ts for ts in stamps if ts)
+            if stamps:
+                way += f" ({stamps[0][:10]} to {stamps[-1][:10]})"
+        ways.append(way)
+    if not ways:
+        return None
+    return "no passage matches these filters together; " + "; ".join(ways)
 
 
 def names_nothing(store: Any, name: str, value: str) -> bool:

@@ -97,6 +97,11 @@ def recall(
 
     pool, query_vector = _first_pass(store, query, where, candidates, notes, clock)
     if not pool:
+        from funes.retrieve.exact import why_empty
+
+        # Several memories at once say it only once no memory had a hit (drop_slips).
+        said = why_empty(store, resolved.filters) if drop_slips else None
+        notes.extend([said] if said else [])
         return result
     fulltext, vector = _features(pool, query_vector)
     scores = blend(FIRST_PASS, fulltext, vector)
