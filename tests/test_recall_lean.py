@@ -244,3 +244,26 @@ def test_a_to_do_list_rewritten_at_each_step_is_one_place() -> None:
     hits = recall("recorder AudioWorklet ScriptProcessor worklet release notes", k=10).hits
     assert {"t9"} <= {h.turn_uuid for h in hits}
     assert len([h for h in hits if h.tool_name == "TodoWrite"]) == 2
+
+
+def test_an_edit_tried_again_is_not_a_copy() -> None:
+    # Each try at a fix shares most of its words with the last, and differs where it matters:
+    # "what finally got pyright to accept it" is answered by the last try, not the best-ranked.
+    session = "s-edit-0001"
+    edit = dict(role="assistant", block_type="tool_use", tool_name="Edit")
+    body = "\n".join(f"    value_{i} = contents_json.get('field_{i}')" for i in range(12))
+    tries = [
+        "data = contents_json  # type: ignore",
+        "data = cast(Dict[str, Any], contents_json)",
+    ]
+    build_memory(
+        [
+            turn(session, "p0", 0, "Make strict pyright accept the JSON text extraction."),
+            *[
+                turn(session, f"e{n}", 1 + n, f"file_path: x.py\n{body}\n    {line}", **edit)
+                for n, line in enumerate(tries)
+            ],
+        ]
+    )
+    hits = recall("pyright JSON text extraction contents_json converter", k=5).hits
+    assert {"e0", "e1"} <= {h.turn_uuid for h in hits}

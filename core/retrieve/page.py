@@ -32,6 +32,7 @@ from funes.retrieve.formats import (
     turn_command,
     weak_notes,
 )
+from funes.retrieve.places import WRITE_TOOLS
 from funes.retrieve.steps import call_line, outcome, said_line, unlabelled
 from funes.retrieve.types import Hit, Neighbour, RecallResult
 
@@ -50,11 +51,8 @@ SAID_CHARS = 80
 # ("…, the group names should match the filters?").
 ASKED_CHARS = 100
 PARTNER_CHARS = 80
-# The tools whose output only acknowledges a write ("File created successfully at: …",
-# "Successfully replaced text in …"): what was written is in the call.
-WRITE_TOOLS = frozenset(
-    {"write", "edit", "multiedit", "notebookedit", "apply_patch", "write_file", "edit_file"}
-)
+# The write tools (funes.retrieve.places.WRITE_TOOLS) only acknowledge a write ("File created
+# successfully at: …", "Successfully replaced text in …"): what was written is in the call.
 # An output this short from a write tool is its acknowledgement, not a diff or a file excerpt.
 ACK_CHARS = 200
 # Under a token budget, a passage is not worth showing in fewer characters than this, unless

@@ -32,6 +32,12 @@ PAIRING_SPAN = 12
 COPY_OVERLAP = 0.7
 # Below this many distinct words, a passage is too short to call a copy ("ok", "Done.").
 MIN_COPY_WORDS = 3
+# The tools that write files. An edit retried or a file written again differs from the one
+# before exactly where it matters (the hard set's "what finally got strict pyright to accept
+# it": each try shares most words with the last), so their calls and outputs are never copies.
+WRITE_TOOLS = frozenset(
+    {"write", "edit", "multiedit", "notebookedit", "apply_patch", "write_file", "edit_file"}
+)
 _WORD = re.compile(r"\w+")
 
 
@@ -40,7 +46,8 @@ def distinct_places(
 ) -> list[tuple[float, int]]:
     """`ranked` (score, pool index), best first, keeping the best chunk of each place: one per
     turn, and one per tool unit (a call and its output); and of a session's near-copies (the
-    same kind of block saying nearly the same words), the best one only. At most `limit`."""
+    same kind of block saying nearly the same words, a file-writing tool's excepted), the best
+    one only. At most `limit`."""
     turns: set[tuple[str, str]] = set()
     tools: list[tuple[str, str, str, int]] = []  # session, tool, block type, seq
     said: dict[tuple[str, str, str], list[frozenset[str]]] = defaultdict(list)
@@ -66,8 +73,10 @@ def distinct_places(
         turns.add(turn)
         kind = (session, block, row.get("tool_name") or "")
         words = _words(row["text"] or "")
-        if len(words) >= MIN_COPY_WORDS and any(
-            _overlap(words, other) >= COPY_OVERLAP for other in said[kind]
+        if (
+            kind[2].lower() not in WRITE_TOOLS
+            and len(words) >= MIN_COPY_WORDS
+            and any(_overlap(words, other) >= COPY_OVERLAP for other in said[kind])
         ):
             continue
         said[kind].append(words)
