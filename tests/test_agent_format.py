@@ -468,3 +468,27 @@ def test_a_passage_a_little_longer_than_a_snippet_is_shown_whole() -> None:
     assert "the answer" in page.split("seq2")[1].split("seq3")[0]
     assert f"│ {far}" not in page and "seq3 assistant (+" not in page  # one long line: windowed
     assert "…" in page.split("seq3")[1]
+
+
+def test_get_grep_words_a_line_holds_together_mean_those_lines() -> None:
+    # `--grep "assert result"` on a test file: the line that says it, not every `assert` and
+    # every `result` (an agent spent two more calls on those).
+    source = "\n".join(
+        [f"    result = run(case_{i})\n    assert ok(case_{i})" for i in range(20)]
+        + ['    assert   result == "test_data"']
+    )
+    turns = [
+        _output_turn(
+            BlockView("tool_result", "Read", source), BlockView("text", None, "the result")
+        )
+    ]
+    reading = Reading(handle="ab12", grep="assert result", context=0)
+    lines = format_get_agent(GetResult("sess", "t-1", "/m", turns), reading).splitlines()
+    assert [line for line in lines if line.startswith("│")] == [
+        '│     assert   result == "test_data"'
+    ]
+    assert "b2 text: no line holds 'assert result'" in lines
+    # Words no line holds together: the lines holding any one of them, as before.
+    reading = Reading(handle="ab12", grep="assert nothing_like_this", context=0)
+    lines = format_get_agent(GetResult("sess", "t-1", "/m", turns), reading).splitlines()
+    assert sum(line.startswith("│") for line in lines) > 20

@@ -4,8 +4,9 @@ asked for and not every pasted file, whole diff and tool output of a turn.
 By default the blocks share a budget (DEFAULT_MAX_CHARS): a block that fits is whole, a longer
 one is cut to its share (its start; a tool output's start and end, where errors and summaries
 are), and a `… lines A-B of bN not shown:` line gives the exact command that prints them.
-`grep` keeps the lines that hold given words (with `context` lines each side), `block` and
-`lines` pick one block and a line range of it, `max_chars=None` (`--full`) prints everything.
+`grep` keeps the lines that hold given words (with `context` lines each side): the lines that hold
+them together, as given, where any line does, else those holding any one; `block` and `lines`
+pick one block and a line range of it, `max_chars=None` (`--full`) prints everything.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ class Reading:
     """What to print of the fetched turns."""
 
     max_chars: int | None = DEFAULT_MAX_CHARS  # None: everything (`--full`)
-    grep: str = ""  # words: only the lines holding one (and their context)
+    grep: str = ""  # words: only the lines holding them together, else one (and context)
     context: int = CONTEXT_LINES  # lines kept each side of a `grep` line
     block: int | None = None  # only this block (numbered from 1 across the turns shown)
     lines: tuple[int, int] | None = None  # only these lines (1-based, inclusive) of each block
@@ -73,19 +74,33 @@ def read_blocks(blocks: list[tuple[str, str]], reading: Reading) -> list[Shown]:
         for number, (kind, text) in enumerate(blocks, 1)
         if reading.block is None or number == reading.block
     ]
-    shown = [_select(number, kind, text, reading) for number, kind, text in picked]
+    # Words a line holds together, as they were given ("assert result"), mean those lines
+    # wherever one does: an agent spent two more calls on a test's every `assert` and `result`.
+    phrase = " ".join(reading.grep.lower().split())
+    together = " " in phrase and any(
+        phrase in _collapsed(line) for _, _, text in picked for line in text.splitlines()
+    )
+    shown = [_select(number, kind, text, reading, together) for number, kind, text in picked]
     if reading.max_chars is not None:
         _fit(shown, reading.max_chars)
     return shown
 
 
-def _select(number: int, kind: str, text: str, reading: Reading) -> Shown:
+def _collapsed(line: str) -> str:
+    return " ".join(line.lower().split())
+
+
+def _select(number: int, kind: str, text: str, reading: Reading, together: bool) -> Shown:
     lines = text.splitlines() or [""]
     first, last = reading.lines or (1, len(lines))
     window = list(range(first - 1, min(last, len(lines))))
     if reading.grep:
-        terms = query_terms(reading.grep) or [reading.grep.lower()]
-        hits = [i for i in window if any(t in lines[i].lower() for t in terms)]
+        if together:
+            phrase = _collapsed(reading.grep)
+            hits = [i for i in window if phrase in _collapsed(lines[i])]
+        else:
+            terms = query_terms(reading.grep) or [reading.grep.lower()]
+            hits = [i for i in window if any(t in lines[i].lower() for t in terms)]
         around = max(0, min(reading.context, MAX_CONTEXT))
         keep = sorted({j for i in hits for j in range(i - around, i + around + 1)} & set(window))
         return Shown(number, kind, len(lines), _runs(keep, lines), matched=bool(hits))
