@@ -47,21 +47,22 @@ def resolve(store: Any, filters: Filters, *, drop_slips: bool = True) -> Resolve
         if drop_slips and value and names_nothing(store, name, value):
             notes.append(said.format(value))
             filters = replace(filters, **{name: None})
-    if not filters.has:
+    text = filters.has
+    if not text:
         return Resolved(filters.to_sql(), notes, filters=filters)
     where = filters.to_sql()
     holders = store.scan(["id"], where=where).column("id").to_pylist()
+    others = replace(filters, has=None)
     # Only an empty answer asks whether the text is held anywhere at all (a second scan).
-    if drop_slips and not holders and names_nothing(store, "has", filters.has):
-        notes.append(_NO_HOLDER.format(filters.has))
-        filters = replace(filters, has=None)
-        return Resolved(filters.to_sql(), notes, filters=filters)
+    if drop_slips and not holders and names_nothing(store, "has", text):
+        notes.append(_NO_HOLDER.format(text))
+        return Resolved(others.to_sql(), notes, filters=others)
     if not holders or len(holders) > MAX_HOLDER_IDS:
         # None among the other filters (that empty page is the answer), or too many to list.
-        return Resolved(where, notes, filters.has, filters)
-    others = replace(filters, has=None).to_sql()
+        return Resolved(where, notes, text, filters)
+    rest = others.to_sql()
     ids = f"id IN ({', '.join(quote_sql(i) for i in holders)})"
-    return Resolved(f"{others} AND {ids}" if others else ids, notes, filters.has, filters)
+    return Resolved(f"{rest} AND {ids}" if rest else ids, notes, text, filters)
 
 
 def why_empty(store: Any, filters: Filters) -> str | None:
