@@ -185,3 +185,25 @@ def test_the_mcp_tool_takes_has(memory) -> None:
 
     page = anyio.run(call)
     assert "seq2 tool_result:read" in page and "#2" not in page
+
+
+def test_a_parent_the_memory_lacks_reads_as_its_subagents() -> None:
+    # A page names a subagent's parent ("subagent of 3660ac37"); Claude Code may leave the
+    # parent's own transcript empty, and `--session 3660ac37` then meant every session. Its
+    # subagents are what the memory holds of it.
+    first = turn("agent-a1b2c3d4", "s0", 0, "Tweak the collapsed section spacing.")
+    first.parent_uuid = "3660ac37-0000-4000-8000-000000000000"
+    build_memory(
+        [
+            first,
+            turn("agent-a1b2c3d4", "s1", 1, "Set the margin of collapsed sections to 0.5em.",
+                 role="assistant"),
+            turn("s-other-0001", "o1", 0, "Spacing of the collapsed sections in the docs theme.",
+                 role="assistant"),
+        ]
+    )  # fmt: skip
+    result = recall("collapsed section spacing", session="3660ac37")
+    assert {hit.session_id for hit in result.hits} == {"agent-a1b2c3d4"}
+    assert result.notes == [
+        "no session id starts with '3660ac37': these places are from its 1 subagent session(s)"
+    ]

@@ -42,25 +42,29 @@ class Resolved:
 def resolve(store: Any, filters: Filters, *, drop_slips: bool = True) -> Resolved:
     """`filters` as one SQL filter; with `drop_slips`, without those that name nothing here."""
     notes: list[str] = []
+    children: list[str] = []
     for name, said in _SLIPS.items():
         value = getattr(filters, name)
         if drop_slips and value and names_nothing(store, name, value):
-            notes.append(said.format(value))
+            children = subagents_of(store, value) if name == "session" else []
+            notes.append(
+                _OF_PARENT.format(value, len(children)) if children else said.format(value)
+            )
             filters = replace(filters, **{name: None})
     text = filters.has
     if not text:
-        return Resolved(filters.to_sql(), notes, filters=filters)
-    where = filters.to_sql()
+        return Resolved(_and(filters.to_sql(), children), notes, filters=filters)
+    where = _and(filters.to_sql(), children)
     holders = store.scan(["id"], where=where).column("id").to_pylist()
     others = replace(filters, has=None)
     # Only an empty answer asks whether the text is held anywhere at all (a second scan).
     if drop_slips and not holders and names_nothing(store, "has", text):
         notes.append(_NO_HOLDER.format(text))
-        return Resolved(others.to_sql(), notes, filters=others)
+        return Resolved(_and(others.to_sql(), children), notes, filters=others)
     if not holders or len(holders) > MAX_HOLDER_IDS:
         # None among the other filters (that empty page is the answer), or too many to list.
         return Resolved(where, notes, text, filters)
-    rest = others.to_sql()
+    rest = _and(others.to_sql(), children)
     ids = f"id IN ({', '.join(quote_sql(i) for i in holders)})"
     return Resolved(f"{rest} AND {ids}" if rest else ids, notes, text, filters)
 
@@ -89,6 +93,25 @@ def why_empty(store: Any, filters: Filters) -> str | None:
     return "no passage matches these filters together; " + "; ".join(ways)
 
 
+def subagents_of(store: Any, parent: str) -> list[str]:
+    """The subagent sessions whose parent's id starts with `parent`: a page names a stray
+    subagent's parent (Claude Code may leave the parent's transcript empty), and what the
+    memory holds of that parent is its subagents (funes.retrieve.subagents)."""
+    from funes.retrieve.subagents import parents
+
+    where = f"seq = 0 AND starts_with(parent_uuid, {quote_sql(parent)})"
+    found = {row["session_id"] for row in store.scan(["session_id"], where=where).to_pylist()}
+    return sorted(child for child in parents(store, sorted(found)) if child in found)
+
+
+def _and(where: str | None, sessions: list[str]) -> str | None:
+    """`where`, and only `sessions` when there are any."""
+    if not sessions:
+        return where
+    only = f"session_id IN ({', '.join(quote_sql(s) for s in sessions)})"
+    return f"{where} AND {only}" if where else only
+
+
 def names_nothing(store: Any, name: str, value: str) -> bool:
     """Whether filter `name` alone, set to `value`, matches no row of the memory."""
     return int(store.table.count_rows(Filters(**{name: value}).to_sql())) == 0
@@ -100,3 +123,5 @@ _SLIPS = {
     "session": "no session id starts with {!r}: these places are from every session",
 }
 _NO_HOLDER = "no passage holds the exact text {!r}: these places match its words"
+# A session the memory lacks whose subagents it holds.
+_OF_PARENT = "no session id starts with {!r}: these places are from its {} subagent session(s)"
