@@ -42,11 +42,12 @@ class Resolved:
 def resolve(store: Any, filters: Filters, *, drop_slips: bool = True) -> Resolved:
     """`filters` as one SQL filter; with `drop_slips`, without those that name nothing here."""
     notes: list[str] = []
-    children: list[str] = []
+    children: list[str] = []  # a missing parent's subagent sessions, searched in its stead
     for name, said in _SLIPS.items():
         value = getattr(filters, name)
         if drop_slips and value and names_nothing(store, name, value):
-            children = subagents_of(store, value) if name == "session" else []
+            if name == "session":
+                children = subagents_of(store, value)
             notes.append(
                 _OF_PARENT.format(value, len(children)) if children else said.format(value)
             )

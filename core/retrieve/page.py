@@ -51,9 +51,9 @@ SAID_CHARS = 80
 # ("…, the group names should match the filters?").
 ASKED_CHARS = 100
 PARTNER_CHARS = 80
-# The write tools (funes.retrieve.places.WRITE_TOOLS) only acknowledge a write ("File created
-# successfully at: …", "Successfully replaced text in …"): what was written is in the call.
-# An output this short from a write tool is its acknowledgement, not a diff or a file excerpt.
+# An output this short from a write tool (funes.retrieve.places.WRITE_TOOLS) is its
+# acknowledgement ("File created successfully at: …", "Successfully replaced text in …"), not a
+# diff or a file excerpt: what was written is in the call.
 ACK_CHARS = 200
 # Under a token budget, a passage is not worth showing in fewer characters than this, unless
 # it is the only one that could be shown at all.

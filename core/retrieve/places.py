@@ -27,8 +27,9 @@ UNIT_SPAN = 2
 # How far around a tool hit its session's tool blocks are read to pair calls with outputs.
 PAIRING_SPAN = 12
 # Near-copies: a session's to-do list rewritten at each step (five TodoWrite snapshots took
-# five of ten places), a file read again, the same edit retried. A place whose words are at
-# least this share of an already kept place's (same session, block type and tool) is left out.
+# five of ten places), a file read again, a thinking headline said again. A place whose words
+# are at least this share of an already kept place's (same session, block type and tool) is
+# left out.
 COPY_OVERLAP = 0.7
 # Below this many distinct words, a passage is too short to call a copy ("ok", "Done.").
 MIN_COPY_WORDS = 3

@@ -76,7 +76,7 @@ def read_blocks(blocks: list[tuple[str, str]], reading: Reading) -> list[Shown]:
     ]
     # Words a line holds together, as they were given ("assert result"), mean those lines
     # wherever one does: an agent spent two more calls on a test's every `assert` and `result`.
-    phrase = " ".join(reading.grep.lower().split())
+    phrase = _collapsed(reading.grep)
     together = " " in phrase and any(
         phrase in _collapsed(line) for _, _, text in picked for line in text.splitlines()
     )
