@@ -508,8 +508,10 @@ def test_a_reader_searches_follows_a_hit_into_its_session_and_its_subagents_in_c
         # Search: Markdown rendered, the words that matched marked, the get line.
         page.fill("#q", "previous compaction summary")
         page.click("#search-form button[type=submit]")
+        # The weak search's hits stay on the page until the new answer replaces them: wait for
+        # the new one (its marked words), not for any hit.
+        page.locator(".hit mark.term", has_text="compaction").first.wait_for()
         first = page.locator(".hit").first
-        first.wait_for()
         assert page.locator("#weak-note").is_hidden()  # no note when the answer has none
         marked = {m.lower() for m in first.locator("mark.term").all_inner_texts()}
         assert {"compaction", "summary"} <= marked
