@@ -72,15 +72,15 @@ def distinct_places(
         # A copy's turn and unit are taken all the same: its other chunks and its tool's
         # output ("Todos have been modified successfully") are no places of their own.
         turns.add(turn)
-        kind = (session, block, row.get("tool_name") or "")
-        words = _words(row["text"] or "")
-        if (
-            kind[2].lower() not in WRITE_TOOLS
-            and len(words) >= MIN_COPY_WORDS
-            and any(_overlap(words, other) >= COPY_OVERLAP for other in said[kind])
-        ):
-            continue
-        said[kind].append(words)
+        tool_name = row.get("tool_name") or ""
+        if tool_name.lower() not in WRITE_TOOLS:
+            kind = (session, block, tool_name)
+            words = _words(row["text"] or "")
+            if len(words) >= MIN_COPY_WORDS and any(
+                _overlap(words, other) >= COPY_OVERLAP for other in said[kind]
+            ):
+                continue
+            said[kind].append(words)
         kept.append((score, i))
         if len(kept) == limit:
             break

@@ -77,10 +77,11 @@ def read_blocks(blocks: list[tuple[str, str]], reading: Reading) -> list[Shown]:
     # Words a line holds together, as they were given ("assert result"), mean those lines
     # wherever one does: an agent spent two more calls on a test's every `assert` and `result`.
     phrase = _collapsed(reading.grep)
-    together = " " in phrase and any(
+    if " " not in phrase or not any(
         phrase in _collapsed(line) for _, _, text in picked for line in text.splitlines()
-    )
-    shown = [_select(number, kind, text, reading, together) for number, kind, text in picked]
+    ):
+        phrase = ""
+    shown = [_select(number, kind, text, reading, phrase) for number, kind, text in picked]
     if reading.max_chars is not None:
         _fit(shown, reading.max_chars)
     return shown
@@ -90,13 +91,14 @@ def _collapsed(line: str) -> str:
     return " ".join(line.lower().split())
 
 
-def _select(number: int, kind: str, text: str, reading: Reading, together: bool) -> Shown:
+def _select(number: int, kind: str, text: str, reading: Reading, phrase: str) -> Shown:
+    """One block as `reading` shows it; `phrase`: the grep words as some line holds them
+    together ("" when none does: then a line holding any one of them)."""
     lines = text.splitlines() or [""]
     first, last = reading.lines or (1, len(lines))
     window = list(range(first - 1, min(last, len(lines))))
     if reading.grep:
-        if together:
-            phrase = _collapsed(reading.grep)
+        if phrase:
             hits = [i for i in window if phrase in _collapsed(lines[i])]
         else:
             terms = query_terms(reading.grep) or [reading.grep.lower()]
