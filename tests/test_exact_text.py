@@ -207,3 +207,10 @@ def test_a_parent_the_memory_lacks_reads_as_its_subagents() -> None:
     assert result.notes == [
         "no session id starts with '3660ac37': these places are from its 1 subagent session(s)"
     ]
+    # An empty answer there counts what leaving a filter out finds among those sessions only.
+    empty = recall("collapsed section spacing", session="3660ac37", since="2026-04-01")
+    assert empty.hits == []
+    assert empty.notes[1:] == [
+        "no passage matches these filters together; without --since, 2 do "
+        "(2026-03-01 to 2026-03-01)"
+    ]

@@ -37,12 +37,14 @@ class Resolved:
     exact: str = ""
     # The filters that stand (a slip dropped).
     filters: Filters = field(default_factory=Filters)
+    # A missing parent's subagent sessions, searched in its stead (`--session PARENT`).
+    sessions: list[str] = field(default_factory=list)
 
 
 def resolve(store: Any, filters: Filters, *, drop_slips: bool = True) -> Resolved:
     """`filters` as one SQL filter; with `drop_slips`, without those that name nothing here."""
     notes: list[str] = []
-    children: list[str] = []  # a missing parent's subagent sessions, searched in its stead
+    children: list[str] = []  # see Resolved.sessions
     for name, said in _SLIPS.items():
         value = getattr(filters, name)
         if drop_slips and value and names_nothing(store, name, value):
@@ -54,36 +56,44 @@ def resolve(store: Any, filters: Filters, *, drop_slips: bool = True) -> Resolve
             filters = replace(filters, **{name: None})
     text = filters.has
     if not text:
-        return Resolved(_and(filters.to_sql(), children), notes, filters=filters)
+        return Resolved(_and(filters.to_sql(), children), notes, "", filters, children)
     where = _and(filters.to_sql(), children)
     holders = store.scan(["id"], where=where).column("id").to_pylist()
     others = replace(filters, has=None)
     # Only an empty answer asks whether the text is held anywhere at all (a second scan).
     if drop_slips and not holders and names_nothing(store, "has", text):
         notes.append(_NO_HOLDER.format(text))
-        return Resolved(_and(others.to_sql(), children), notes, filters=others)
+        return Resolved(_and(others.to_sql(), children), notes, "", others, children)
     if not holders or len(holders) > MAX_HOLDER_IDS:
         # None among the other filters (that empty page is the answer), or too many to list.
-        return Resolved(where, notes, text, filters)
+        return Resolved(where, notes, text, filters, children)
     rest = _and(others.to_sql(), children)
     ids = f"id IN ({', '.join(quote_sql(i) for i in holders)})"
-    return Resolved(f"{rest} AND {ids}" if rest else ids, notes, text, filters)
+    return Resolved(f"{rest} AND {ids}" if rest else ids, notes, text, filters, children)
 
 
-def why_empty(store: Any, filters: Filters) -> str | None:
+def why_empty(resolved: Resolved, store: Any) -> str | None:
     """For filters that each match passages but none together: which one to leave out, and
-    how many passages the others match (with their dates, when a time bound is among them)."""
-    given = [spec for spec in FILTERS if getattr(filters, spec.name)]
-    if len(given) < 2:
+    how many passages the others match (with their dates, when a time bound is among them).
+    A missing parent's subagent sessions (Resolved.sessions) count as the `--session` filter."""
+    filters, sessions = resolved.filters, resolved.sessions
+    # Each filter given, and the SQL of all the others.
+    without = [
+        (spec.name, spec.flag, _and(replace(filters, **{spec.name: None}).to_sql(), sessions))
+        for spec in FILTERS
+        if getattr(filters, spec.name)
+    ]
+    if sessions:
+        without.append(("session", "--session", filters.to_sql()))
+    if len(without) < 2:
         return None
     ways = []
-    for spec in given:
-        others = replace(filters, **{spec.name: None}).to_sql()
+    for name, flag, others in without:
         count = int(store.table.count_rows(others))
         if not count:
             continue
-        way = f"without {spec.flag}, {count:,} do"
-        if spec.name in ("since", "until"):
+        way = f"without {flag}, {count:,} do"
+        if name in ("since", "until"):
             stamps = store.scan(["ts"], where=others).column("ts").to_pylist()
             stamps = sorted(ts for ts in stamps if ts)
             if stamps:
@@ -100,9 +110,7 @@ def subagents_of(store: Any, parent: str) -> list[str]:
     memory holds of that parent is its subagents (funes.retrieve.subagents)."""
     from funes.retrieve.subagents import parents
 
-    where = f"seq = 0 AND starts_with(parent_uuid, {quote_sql(parent)})"
-    found = {row["session_id"] for row in store.scan(["session_id"], where=where).to_pylist()}
-    return sorted(child for child in parents(store, sorted(found)) if child in found)
+    return sorted(parents(store, parent_prefix=parent))
 
 
 def _and(where: str | None, sessions: list[str]) -> str | None:

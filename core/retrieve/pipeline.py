@@ -18,7 +18,7 @@ from funes.retrieve.blend import (
     session_support,
 )
 from funes.retrieve.coverage import coverage_bonus
-from funes.retrieve.exact import resolve
+from funes.retrieve.exact import resolve, why_empty
 from funes.retrieve.filters import Filters
 from funes.retrieve.handles import session_handles
 from funes.retrieve.neighbours import MAX_NEIGHBOURS, attach_neighbours
@@ -97,10 +97,8 @@ def recall(
 
     pool, query_vector = _first_pass(store, query, where, candidates, notes, clock)
     if not pool:
-        from funes.retrieve.exact import why_empty
-
         # Several memories at once say it only once no memory had a hit (drop_slips).
-        said = why_empty(store, resolved.filters) if drop_slips else None
+        said = why_empty(resolved, store) if drop_slips else None
         notes.extend([said] if said else [])
         return result
     fulltext, vector = _features(pool, query_vector)
@@ -123,7 +121,7 @@ def recall(
     clock.lap("tool outputs")
     ranked = sorted(((score, i) for i, score in enumerate(final)), key=lambda p: (-p[0], p[1]))
     distinct = distinct_places(_distinct_texts(ranked, pool), pool, limit=k)
-    result.hits = [_hit(pool[i], score) for score, i in distinct[:k]]
+    result.hits = [_hit(pool[i], score) for score, i in distinct]
     handles = session_handles(store, {hit.session_id for hit in result.hits})
     for hit in result.hits:
         hit.handle = handles.get(hit.session_id, "")

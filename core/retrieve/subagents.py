@@ -71,10 +71,15 @@ def is_warmup(first_prompt: str) -> bool:
     return first_prompt.strip() == "Warmup"
 
 
-def parents(store: Any, session_ids: list[str] | None = None) -> dict[str, str]:
+def parents(
+    store: Any, session_ids: list[str] | None = None, *, parent_prefix: str = ""
+) -> dict[str, str]:
     """The parent session id each subagent session names on its first turn (all sessions when
-    `session_ids` is None). A parent id may name a session the memory does not hold."""
+    `session_ids` is None; only the parents whose id starts with `parent_prefix` when given).
+    A parent id may name a session the memory does not hold."""
     where = "seq = 0 AND parent_uuid IS NOT NULL"
+    if parent_prefix:
+        where += f" AND starts_with(parent_uuid, {quote_sql(parent_prefix)})"
     if session_ids is not None:
         if not session_ids:
             return {}
