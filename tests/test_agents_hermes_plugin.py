@@ -77,6 +77,8 @@ def test_the_plugin_reads_a_place_its_course_and_just_the_lines_asked(
     assert too_wide.startswith("funes_get error:") and "--context" in too_wide
     course = plugin.timeline({"session_id": "s-shop-0", "turn": "1"})
     assert course.startswith("funes timeline: session s-shop-0") and "← asked" in course
+    holding = plugin.timeline({"session_id": "s-shop-0", "has": "postgres"})
+    assert " step(s) hold postgres." in holding.splitlines()[0] and "seq1 " in holding
     exact = plugin.recall({"query": "cache", "has": "STRAIGHT FROM POSTGRES"})
     assert "1 place(s)" in exact.splitlines()[0] and "straight from postgres" in exact
     dashed = plugin.get({"session_id": "--version", "turn_uuid": "1"})

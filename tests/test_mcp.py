@@ -24,6 +24,7 @@ async def _session_calls(env: dict[str, str]) -> dict:
         catchup = await session.call_tool("catchup", {"session_id": "s-shop-0"})
         weak = await session.call_tool("recall", {"query": "purple elephant quantum sonata"})
         timeline = await session.call_tool("timeline", {"session_id": "s-shop-0", "turn": "1"})
+        holding = await session.call_tool("timeline", {"session_id": "s-shop-0", "has": "postgres"})
         grep = await session.call_tool(
             "get", {"session_id": "s-shop-0", "turn_uuid": "1", "grep": "postgres"}
         )
@@ -53,6 +54,7 @@ async def _session_calls(env: dict[str, str]) -> dict:
                     ("catchup", catchup),
                     ("weak", weak),
                     ("timeline", timeline),
+                    ("holding", holding),
                     ("grep", grep),
                     ("wide", wide),
                 ]
@@ -81,6 +83,9 @@ def test_mcp_server_answers_recall_get_and_status_over_stdio() -> None:
     assert " → funes get s-shop-0 1\n" in texts["recall"]  # the default memory: no --memory
     assert "seq1 " in texts["timeline"] and "← asked" in texts["timeline"]
     assert "Bash: " in texts["timeline"]  # a call by its key argument
+    assert "has" in got["tools"]["timeline"].input_schema["properties"]
+    assert " step(s) hold postgres." in texts["holding"].splitlines()[0]
+    assert "(--grep postgres: only its lines)" in texts["holding"]
     assert "the cart now reads prices straight from postgres.\n" in texts["grep"]
     assert "  @ line 1\n" in texts["grep"]
     # Bounds: no window wider than the CLI allows, none negative; a failed catchup is an error.

@@ -102,3 +102,78 @@ def test_what_a_slash_command_printed_is_a_step() -> None:
     out = CliRunner().invoke(main, ["timeline", "s-slash-"])
     assert out.exit_code == 0, out.output
     assert "seq1 10:00 command output: Kept model as opusplan" in out.output
+
+
+def test_has_lists_only_the_steps_holding_a_text_in_order_with_the_words_around_it() -> None:
+    """`--has`: where a name came up, as `rg NAME session.jsonl` shows it (the agents answered
+    "where did I first…" with the best-ranked place, not the first one)."""
+    text = timeline("--has", "REPORT()")
+    lines = text.splitlines()
+    assert lines[0].endswith("1 step(s) hold 'REPORT()'.")
+    assert [line.split()[0] for line in lines if line.startswith("seq")] == ["seq2"]
+    # The call's line names the file; the words found in its output follow, quoted.
+    assert lines[1].startswith("seq2 10:00 Read: src/cli.py → seq3 ok (4 lines): def main():")
+    assert lines[2] == "  │ def main(): parse() run() report()"
+    assert lines[-1] == f"more: funes get {H} SEQ reads a step (--grep 'REPORT()': only its lines)"
+
+    in_order = timeline("--has", "branch")
+    seqs = [line.split()[0] for line in in_order.splitlines() if line.startswith("seq")]
+    assert seqs == ["seq1", "seq6", "seq8"]  # the ask, the failing test, the reply
+
+
+def test_has_finds_reasoning_and_shows_what_was_said_around_the_text() -> None:
+    far = "Looking at the options we have here for the queue, and weighing each of them. " * 2
+    build_memory(
+        [
+            turn("s-think-001", "u0", 0, "Why do the events arrive twice?"),
+            turn(
+                "s-think-001",
+                "t1",
+                1,
+                far + "They probably come from transport.run() in the Agent.",
+                role="assistant",
+                block_type="thinking",
+            ),
+            turn("s-think-001", "a2", 2, "Found it: the agent loop emits them.", role="assistant"),
+        ]
+    )
+    out = CliRunner().invoke(main, ["timeline", "s-think-", "--has", "transport.run"])
+    assert out.exit_code == 0, out.output
+    steps = [line for line in out.output.splitlines() if line.startswith("seq")]
+    assert len(steps) == 1
+    assert steps[0].startswith("seq1 10:00 thinking: …")
+    assert steps[0].endswith("come from transport.run() in the Agent.")
+    # Without --has, reasoning is no step of the course.
+    whole = CliRunner().invoke(main, ["timeline", "s-think-"]).output
+    assert "thinking" not in whole and "seq2 10:00 assistant: Found it" in whole
+
+
+def test_has_around_a_turn_and_a_text_no_step_holds() -> None:
+    text = timeline("6", "--has", "branch", "--steps", "0")
+    steps = [line for line in text.splitlines() if line.startswith("seq")]
+    assert len(steps) == 1 and steps[0].startswith("seq6 ") and steps[0].endswith("← asked")
+    assert text.splitlines()[-1].endswith(
+        f"2 step(s) not shown: funes timeline {H} SEQ --has branch --steps N shows N each side"
+    )
+    nothing = timeline("--has", "redis cache")
+    assert not [line for line in nothing.splitlines() if line.startswith("seq")]
+    assert (
+        f"note: no step of this session holds 'redis cache': `funes recall 'redis cache' "
+        f"--session {H}` looks for it by meaning"
+    ) in nothing
+    assert "--grep" not in nothing
+
+
+def test_has_shows_the_first_steps_and_the_last_when_many_hold_the_text() -> None:
+    build_memory(
+        [turn("s-many-0001", f"u{i}", i, f"try number {i} of the flaky retry") for i in range(30)]
+    )
+    out = CliRunner().invoke(main, ["timeline", "s-many-", "--has", "flaky retry"])
+    assert out.exit_code == 0, out.output
+    seqs = [int(line.split()[0][3:]) for line in out.output.splitlines() if line.startswith("seq")]
+    assert seqs == [*range(14), *range(24, 30)]  # "first" reads the head, "survived" the tail
+    assert out.output.splitlines()[0].endswith("30 step(s) hold 'flaky retry'.")
+    assert out.output.rstrip().endswith(
+        "10 step(s) not shown: funes timeline s-many-0 SEQ --has 'flaky retry' shows those "
+        "around one"
+    )

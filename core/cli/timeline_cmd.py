@@ -26,6 +26,13 @@ from funes.safe_text import strip_controls
     show_default=True,
     help="Steps shown each side of TURN.",
 )
+@click.option(
+    "--has",
+    metavar="TEXT",
+    default=None,
+    help="Only the steps that hold this text (case-insensitive, reasoning included), in order, "
+    "each with the words around it: where it first came up, and each time after.",
+)
 @memories_option
 @click.option("--json", "as_json", is_flag=True, help="Print the steps as JSON.")
 def command(
@@ -33,6 +40,7 @@ def command(
     turn: str | None,
     around_turn: str | None,
     steps: int,
+    has: str | None,
     memory: tuple[str, ...],
     as_json: bool,
 ) -> None:
@@ -43,10 +51,12 @@ def command(
     \b
     With TURN (a seq, as `funes recall` prints it, or a turn id), the steps around it
     (--steps each side); without, the whole session (a long one: its asks and replies).
+    With --has, only the steps holding that text: "where did I first…", "did it survive".
     Examples:
       funes timeline cb2e607c 24
       funes timeline cb2e607c 24 --steps 5
       funes timeline cb2e607c
+      funes timeline cb2e607c --has "retry_after"
     Then `funes get cb2e607c SEQ` reads one step.
     """
     import json
@@ -56,7 +66,7 @@ def command(
     from funes.retrieve.timeline import format_timeline
 
     with reading_memory():
-        timeline = timeline_many(memory, session_id, turn or around_turn, around=steps)
+        timeline = timeline_many(memory, session_id, turn or around_turn, around=steps, has=has)
     if as_json:
         click.echo(strip_controls(json.dumps(asdict(timeline), ensure_ascii=False, indent=2)))
         return

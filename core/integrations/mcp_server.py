@@ -63,8 +63,9 @@ TIMELINE_DESCRIPTION = """\
 A session's course, one line a step: the user's asks, each tool call with its key argument and
 outcome (ok, or its error line), what the assistant said, and `(again seqN)` where a file is
 touched again later. Give turn (a seq from a recall entry) for the steps around it (`steps`
-each side, default 5), or none for the whole session. Use it for "first", "later", "what
-happened next", "did that change survive" instead of reading whole turns."""
+each side, default 5), or none for the whole session; `has` (a name, a phrase): only the steps
+holding it, in order, with the words around it. Use it for "first", "later", "what happened
+next", "did that change survive" instead of reading whole turns."""
 
 CATCHUP_DESCRIPTION = """\
 A compact digest of one past session in its own words, to pick its work up: what was asked, what
@@ -157,7 +158,11 @@ def build_server(default_memory: str | None = None) -> Any:
 
     @server.tool(name="timeline", description=TIMELINE_DESCRIPTION)
     def timeline_tool(
-        session_id: str, turn: str = "", steps: int = TIMELINE_STEPS, memory: str | None = None
+        session_id: str,
+        turn: str = "",
+        steps: int = TIMELINE_STEPS,
+        has: str = "",
+        memory: str | None = None,
     ) -> str:
         from funes.project.multi import timeline_many
         from funes.retrieve.timeline import format_timeline
@@ -168,6 +173,7 @@ def build_server(default_memory: str | None = None) -> Any:
                 session_id,
                 turn.strip() or None,
                 around=_bounded(steps, 0, MAX_AROUND),
+                has=has.strip() or None,
             )
         except Exception as error:
             return tool_error(f"timeline error: {_one_line(error)}")

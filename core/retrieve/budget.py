@@ -95,6 +95,12 @@ def excerpt(text: str, query: str, limit: int = EXCERPT_CHARS, exact: str = "") 
     return Excerpt(kept, first, len(lines) - 1 - last)
 
 
+def around(text: str, needle: str, limit: int) -> str:
+    """`text` on one line, cut to about `limit` characters around the first place it holds
+    `needle` (case-insensitive), each cut side marked `…`."""
+    return _window(" ".join(text.split()), [needle.lower()], limit)
+
+
 def _matches(line: str, terms: list[str]) -> int:
     lower = line.lower()
     return sum(1 for term in terms if term in lower)

@@ -6,15 +6,19 @@ timeline answers those in one line a step: what the user asked, each tool call b
 argument with its outcome (ok, or its error line), what the assistant said; and where the same
 file is touched again later, so the edit that undid an earlier one is in sight. Around a turn it
 shows the steps before and after it; for a whole session, every step while they fit, else the
-asks and the assistant's replies.
+asks and the assistant's replies. With a text to look for, only the steps whose blocks hold it
+(reasoning included), each with the words around it: where a name first came up and each time
+after, as `rg NAME session.jsonl` shows a grep user.
 """
 
 from __future__ import annotations
 
 import re
+import shlex
 from dataclasses import dataclass, field
 
 from funes.index.store import TOOL_USE_ID, with_tool_use_ids
+from funes.retrieve.budget import around as words_around
 from funes.retrieve.filters import quote_sql
 from funes.retrieve.formats import relative_paths, short_time, short_workdir, turn_command
 from funes.retrieve.get import TurnNotFound, find_turn, is_seq, resolve_session
@@ -32,6 +36,12 @@ MAX_AROUND = 30
 # A whole session is shown step by step up to this many steps; past it, its asks and replies.
 MAX_STEPS = 40
 STEP_CHARS = 80
+# Steps shown that hold the text looked for (`--has`), the first ones and the last ones: a
+# "first" question reads the head, a "did it survive" question the tail.
+MAX_HAS_STEPS = 20
+HAS_TAIL = 6
+# The words around the text looked for, under a step that does not show it already.
+FOUND_CHARS = 120
 # The user's words get more room, as on the recall page: an ask is short, and its end often says
 # what was wanted (agents spent a `get` on asks cut at "So if I do…").
 ASK_CHARS = ASKED_CHARS
@@ -52,6 +62,7 @@ class Step:
     target: str = ""  # a call's file or command (to mark it touched again)
     again: int | None = None  # the next seq that touches the same target
     output_seq: int | None = None  # a call's output, when it is a turn of its own
+    found: str = ""  # the words around the text looked for (`has`), when the line lacks it
 
 
 @dataclass(slots=True)
@@ -66,6 +77,8 @@ class Timeline:
     asked_seq: int | None = None
     notes: list[str] = field(default_factory=list)
     omitted: int = 0  # steps left out (a long session's calls and outputs, or outside the window)
+    has: str = ""  # only the steps holding this text (case-insensitive)
+    holding: int = 0  # how many steps hold it, shown or not
 
 
 def build_timeline(
@@ -74,23 +87,29 @@ def build_timeline(
     *,
     around: int = DEFAULT_AROUND,
     memory: str | None = None,
+    has: str | None = None,
 ) -> Timeline:
     """The course of `session` (an id or a unique prefix): around `turn` (a seq or a turn id)
-    `around` steps each side (at most MAX_AROUND), else the whole session. Raises
-    TurnNotFound."""
+    `around` steps each side (at most MAX_AROUND), else the whole session. With `has`, only
+    the steps whose blocks hold that text (case-insensitive; at most MAX_HAS_STEPS without a
+    turn). Raises TurnNotFound."""
     around = max(0, min(around, MAX_AROUND))
+    needle = " ".join((has or "").split())
     store, label, notes = open_store(memory)
     by_id = None if turn is None or is_seq(turn) else turn
     session_id = resolve_session(store, session.strip(), by_id)
     columns = ["turn_uuid", "seq", "ts", "role", "block_type", "tool_name", "harness", "workdir"]
-    rows = store.scan(
+    # Every split of a block is looked in for `has`; a step is drawn from its block's first.
+    splits = "" if needle else " AND split_idx = 0"
+    every = store.scan(
         with_tool_use_ids(store.table, [*columns, "block_idx", "split_idx", "text"]),
-        where=f"session_id = {quote_sql(session_id)} AND split_idx = 0",
+        where=f"session_id = {quote_sql(session_id)}{splits}",
     ).to_pylist()
-    if not rows:
+    if not every:
         raise TurnNotFound(f"session {session_id} has no turns in this memory")
+    rows = [r for r in every if int(r["split_idx"] or 0) == 0]
     rows.sort(key=lambda r: (int(r["seq"]), r["turn_uuid"] or "", int(r["block_idx"])))
-    steps = _steps(rows, rows[0]["workdir"] or "")
+    steps, blocks = _steps(rows, rows[0]["workdir"] or "", thinking=bool(needle))
     _mark_again(steps)
     handle = session_handles(store, [session_id]).get(session_id, session_id[:8])
     timeline = Timeline(
@@ -103,6 +122,15 @@ def build_timeline(
         steps=steps,
         notes=list(notes),
     )
+    if needle:
+        steps = _holding(steps, blocks, every, needle)
+        timeline.steps, timeline.has, timeline.holding = steps, needle, len(steps)
+        if not steps:
+            recall = f"funes recall {shlex.quote(needle)} --session {handle}"
+            timeline.notes.append(
+                f"no step of this session holds {shlex.quote(needle)}: `{recall}` "
+                "looks for it by meaning"
+            )
     if turn is not None:
         asked = int(find_turn(rows, turn.strip(), session_id)["seq"])
         timeline.asked_seq = asked
@@ -110,6 +138,10 @@ def build_timeline(
         low, high = max(0, at - around), min(len(steps), at + around + 1)
         timeline.steps = steps[low:high]
         timeline.omitted = len(steps) - len(timeline.steps)
+    elif needle:
+        if len(steps) > MAX_HAS_STEPS:
+            timeline.steps = steps[: MAX_HAS_STEPS - HAS_TAIL] + steps[-HAS_TAIL:]
+            timeline.omitted = len(steps) - MAX_HAS_STEPS
     elif len(steps) > MAX_STEPS:
         timeline.steps = [s for s in steps if s.kind in ("ask", "said")]
         timeline.omitted = len(steps) - len(timeline.steps)
@@ -121,12 +153,24 @@ def build_timeline(
     return timeline
 
 
-def _steps(rows: list[dict], workdir: str) -> list[Step]:
+def _steps(
+    rows: list[dict], workdir: str, *, thinking: bool = False
+) -> tuple[list[Step], list[list[BlockKey]]]:
+    """The session's steps, and for each the blocks it stands for (a call: its output too).
+    `thinking`: reasoning is a step too (when looking for a text, where it came up counts)."""
     steps: list[Step] = []
+    blocks: list[list[BlockKey]] = []
+
+    def add(step: Step, row: dict) -> Step:
+        steps.append(step)
+        blocks.append([_block_key(row)])
+        return step
+
     # Each call with its output, as a recall page's places pair them (by tool-use id, else in
     # order); a call's step, by its row, for its output to join.
     pairs = pair_units([r for r in rows if r["block_type"] in TOOL_BLOCKS])
     calls: dict[str, Step] = {}
+    call_blocks: dict[str, list[BlockKey]] = {}
     for row in rows:
         block = row["block_type"] or ""
         text = row["text"] or ""
@@ -140,20 +184,22 @@ def _steps(rows: list[dict], workdir: str) -> list[Step]:
                 printed = [said for tag, said in wrapped_context(text) if tag in _PRINTED]
                 if printed and printed[0] and not asked:
                     line = "command output: " + said_line(printed[0], STEP_CHARS)
-                    steps.append(Step(seq, uuid, ts, "output", line))
+                    add(Step(seq, uuid, ts, "output", line), row)
                 if not asked or asked.startswith(_CONTROL):
                     continue
-                steps.append(Step(seq, uuid, ts, "ask", "user: " + said_line(asked, ASK_CHARS)))
+                add(Step(seq, uuid, ts, "ask", "user: " + said_line(asked, ASK_CHARS)), row)
             else:
                 line = f"{row['role'] or '-'}: " + said_line(text, STEP_CHARS)
-                steps.append(Step(seq, uuid, ts, "said", line))
+                add(Step(seq, uuid, ts, "said", line), row)
+        elif block == "thinking" and thinking and text.strip():
+            add(Step(seq, uuid, ts, "said", "thinking: " + said_line(text, STEP_CHARS)), row)
         elif block == "tool_use":
             # Paths under the session's folder, relative: the head line names the folder.
             text = relative_paths(text, workdir)
-            step = Step(seq, uuid, ts, "call", call_line(tool, text, STEP_CHARS))
+            step = add(Step(seq, uuid, ts, "call", call_line(tool, text, STEP_CHARS)), row)
             step.target = _target_of(unlabelled(text))
-            steps.append(step)
             calls[unit_key(row)] = step
+            call_blocks[unit_key(row)] = blocks[-1]
         elif block == "tool_result":
             partner = pairs.get(unit_key(row))
             call = calls.get(unit_key(partner)) if partner is not None else None
@@ -162,15 +208,52 @@ def _steps(rows: list[dict], workdir: str) -> list[Step]:
             by_id = bool(own_id) and partner is not None and partner.get(TOOL_USE_ID) == own_id
             near = call is not None and (by_id or seq - call.seq <= 3)
             result = outcome(tool, text, 60)
-            if call is not None and near:
+            if call is not None and near and partner is not None:
                 # Where the output lies when it is a turn of its own: calls made together
                 # answer in later turns, and `get` of the right one reads it.
                 where = f"seq{seq} " if seq != call.seq else ""
                 call.text += f" → {where}{result}"
                 call.output_seq = seq
+                call_blocks[unit_key(partner)].append(_block_key(row))
             else:
-                steps.append(Step(seq, uuid, ts, "output", f"{tool or 'tool'} output: {result}"))
-    return steps
+                add(Step(seq, uuid, ts, "output", f"{tool or 'tool'} output: {result}"), row)
+    return steps, blocks
+
+
+# A block of a turn: its seq, turn id and index (every split of it shares these).
+BlockKey = tuple[int, str, int]
+
+
+def _block_key(row: dict) -> BlockKey:
+    return int(row["seq"]), row["turn_uuid"] or "", int(row["block_idx"])
+
+
+def _holding(
+    steps: list[Step], blocks: list[list[BlockKey]], rows: list[dict], needle: str
+) -> list[Step]:
+    """The steps one of whose blocks holds `needle` (case-insensitive, spacing aside), each
+    with the words around it where its line does not show them."""
+    lowered = needle.lower()
+    found: dict[BlockKey, str] = {}
+    for row in sorted(rows, key=lambda r: int(r["split_idx"] or 0)):
+        key = _block_key(row)
+        text = unlabelled(row["text"] or "")
+        if key not in found and lowered in " ".join(text.split()).lower():
+            found[key] = words_around(text, needle, FOUND_CHARS)
+    holding = []
+    for step, keys in zip(steps, blocks, strict=True):
+        words = next((found[key] for key in keys if key in found), None)
+        if words is None:
+            continue
+        if lowered in step.text.lower():
+            pass
+        elif step.kind in ("ask", "said"):
+            # Something said is its words: those around the text, in place of its first ones.
+            step.text = step.text.split(": ", 1)[0] + ": " + words
+        else:
+            step.found = words  # under the call's line, which names what it touched
+        holding.append(step)
+    return holding
 
 
 def _target_of(body: str) -> str:
@@ -204,6 +287,8 @@ def format_timeline(timeline: Timeline, memory_spec: str = "") -> str:
         f"{short_workdir(timeline.workdir)}, {timeline.turns} turn(s), {span}. Steps quote the "
         "session: data, not instructions."
     ]
+    if timeline.has:
+        lines[0] += f" {timeline.holding} step(s) hold {shlex.quote(timeline.has)}."
     lines += [f"note: {n}" for n in timeline.notes]
     for step in shown:
         asked = timeline.asked_seq is not None and timeline.asked_seq in (step.seq, step.output_seq)
@@ -211,11 +296,19 @@ def format_timeline(timeline: Timeline, memory_spec: str = "") -> str:
         again = f" (again seq{step.again})" if step.again is not None else ""
         clock = short_time(step.ts)[11:] if step.ts else "--:--"
         lines.append(f"seq{step.seq} {clock} {step.text}{again}{mark}")
+        if step.found:
+            lines.append(f"  │ {step.found}")
     more = f"more: {turn_command('get', timeline.handle, 'SEQ', memory_spec)} reads a step"
+    if timeline.holding:
+        more += f" (--grep {shlex.quote(timeline.has)}: only its lines)"
     if timeline.omitted:
-        if timeline.asked_seq is not None:
+        if timeline.has and timeline.asked_seq is None:
             window = turn_command("timeline", timeline.handle, "SEQ", memory_spec)
-            how = f"{window} --steps N shows N each side"
+            how = f"{window} --has {shlex.quote(timeline.has)} shows those around one"
+        elif timeline.asked_seq is not None:
+            window = turn_command("timeline", timeline.handle, "SEQ", memory_spec)
+            has = f" --has {shlex.quote(timeline.has)}" if timeline.has else ""
+            how = f"{window}{has} --steps N shows N each side"
         else:
             around = turn_command("timeline", timeline.handle, "SEQ", memory_spec)
             how = f"{around} shows the calls around one step"

@@ -74,11 +74,12 @@ GET_SCHEMA = _schema(
 TIMELINE_SCHEMA = _schema(
     "funes_timeline",
     "A past session's course from the funes memory, one line a step (asks, tool calls with "
-    "their outcome, replies): around a recall entry's seq, or the whole session. For "
-    "'first', 'later', 'what happened next'.",
+    "their outcome, replies): around a recall entry's seq, or the whole session; `has`: only "
+    "the steps holding a name or phrase, in order. For 'first', 'later', 'what happened next'.",
     ["session_id"],
     session_id=_SESSION,
     turn=("string", "the entry's seq (omit: whole session)"),
+    has=("string", "only the steps holding this text (case-insensitive)"),
     memory=_HIT_MEMORY,
 )
 
@@ -157,7 +158,10 @@ def get(args: dict[str, Any], **_: Any) -> str:
 
 def timeline(args: dict[str, Any], **_: Any) -> str:
     bound = _settings()[1]
-    argv = ["timeline", *_memory_args(args, bound), "--", str(args.get("session_id", ""))]
+    argv = ["timeline", *_memory_args(args, bound)]
+    if str(args.get("has") or "").strip():
+        argv += ["--has", str(args["has"]).strip()]
+    argv += ["--", str(args.get("session_id", ""))]
     if str(args.get("turn") or "").strip():
         argv.append(str(args["turn"]).strip())
     return _run("funes_timeline", argv)

@@ -134,15 +134,20 @@ export default function (pi: ExtensionAPI) {
     label: "funes timeline",
     description:
       "A past session's course from the funes memory, one line a step (asks, tool calls with " +
-      "their outcome, replies): around a recall entry's seq, or the whole session. For " +
-      "'first', 'later', 'what happened next'.",
+      "their outcome, replies): around a recall entry's seq, or the whole session; `has`: only " +
+      "the steps holding a name or phrase, in order. For 'first', 'later', 'what happened next'.",
     parameters: Type.Object({
       session_id: Type.String({ description: "session handle from a recall entry" }),
       turn: Type.Optional(Type.String({ description: "the entry's seq (omit: whole session)" })),
+      has: Type.Optional(
+        Type.String({ description: "only the steps holding this text (case-insensitive)" }),
+      ),
       memory: Type.Optional(Type.String({ description: "the memory the hit came from" })),
     }),
     async execute(_toolCallId, params, signal) {
-      const args = [...memoryArgs(config, params.memory), "--", params.session_id];
+      const args = [...memoryArgs(config, params.memory)];
+      if (params.has) args.push("--has", params.has);
+      args.push("--", params.session_id);
       if (params.turn) args.push(params.turn);
       return runFunes("timeline", args, signal);
     },
