@@ -311,3 +311,19 @@ def test_show_in_colour_lets_no_transcript_escape_reach_the_terminal() -> None:
     import re
 
     assert not re.search(r"\x1b(?!\[[0-9;]*m)|[\x00-\x08\x0b-\x1a\x1c-\x1f\x7f\x9b]", text)
+
+
+def test_a_printed_list_holds_the_newest_twenty_by_default() -> None:
+    """An agent reading the list pays for every row: 50 rows were 9,264 characters on the
+    agentic benchmark's haystack, a fifth of a question's whole output."""
+    build_memory(
+        [
+            turn(f"s-row-{i:04d}", "u0", 0, f"request {i}", ts=f"2026-03-{i + 1:02d}T10:00:00Z")
+            for i in range(25)
+        ]
+    )
+    lines = CliRunner().invoke(main, ["sessions"]).output.splitlines()
+    assert len(lines) == 21 and "request 24" in lines[0] and "request 5" in lines[19]
+    assert lines[-1].startswith("the newest 20 sessions (--limit 0 lists all)")
+    every = CliRunner().invoke(main, ["sessions", "--limit", "0"]).output.splitlines()
+    assert len(every) == 26

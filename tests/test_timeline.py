@@ -177,3 +177,36 @@ def test_has_shows_the_first_steps_and_the_last_when_many_hold_the_text() -> Non
         "10 step(s) not shown: funes timeline s-many-0 SEQ --has 'flaky retry' shows those "
         "around one"
     )
+
+
+def test_a_write_step_says_what_it_changed_not_that_it_succeeded() -> None:
+    """`Successfully replaced text in…` told the agents nothing: they spent a `get` on the edit.
+    A write step now shows the first line it added (or, adding none, removed), even past the
+    first chunk of a long edit, and its outcome is just `ok`."""
+    assert "seq4 10:00 Edit: src/cli.py → seq5 ok · + b\n" in timeline()
+    filler = "\n".join(f"    keep_line_{i}()" for i in range(60))  # past one chunk (1,200)
+    long_edit = (
+        f"file_path: {APP}/app.py\nold_string:\n{filler}\n"
+        f"new_string:\n{filler}\n    retry_after = 30"
+    )
+    patch = "*** Begin Patch\n*** Update File: a.css\n@@\n-.x {}\n+.nav {}"
+    removal = f"path: {APP}/b.py\noldText:\nkeep()\ndrop()\nnewText:\nkeep()"
+    s = "s-writes-001"
+    build_memory(
+        [
+            turn(s, "e1", 1, long_edit, role="assistant", block_type="tool_use", tool_name="Edit"),
+            turn(s, "o2", 2, "Successfully edited", block_type="tool_result", tool_name="Edit"),
+            turn(
+                s, "p3", 3, patch, role="assistant", block_type="tool_use", tool_name="apply_patch"
+            ),
+            turn(s, "r4", 4, removal, role="assistant", block_type="tool_use", tool_name="edit"),
+        ]
+    )
+    out = CliRunner().invoke(main, ["timeline", "s-writes"])
+    assert out.exit_code == 0, out.output
+    steps = [line for line in out.output.splitlines() if line.startswith("seq")]
+    assert steps == [
+        "seq1 10:00 Edit: app.py → seq2 ok · + retry_after = 30",
+        "seq3 10:00 apply_patch: a.css · + .nav {}",
+        "seq4 10:00 edit: b.py · - drop()",
+    ]

@@ -30,7 +30,9 @@ if TYPE_CHECKING:
     "--limit",
     "-n",
     type=click.IntRange(0),
-    default=50,
+    # 20 rows print ~3,700 characters: an agent reading the list pays for every row (50 were
+    # 9,264 characters, a fifth of a benchmark question's output).
+    default=20,
     show_default=True,
     help="Show at most N sessions (0: all).",
 )

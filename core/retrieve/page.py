@@ -32,8 +32,7 @@ from funes.retrieve.formats import (
     turn_command,
     weak_notes,
 )
-from funes.retrieve.places import WRITE_TOOLS
-from funes.retrieve.steps import call_line, outcome, said_line, unlabelled
+from funes.retrieve.steps import call_line, is_ack, outcome, said_line
 from funes.retrieve.types import Hit, Neighbour, RecallResult
 
 # Every place but the best is a snippet of about this many characters around its best line.
@@ -51,10 +50,6 @@ SAID_CHARS = 80
 # ("…, the group names should match the filters?").
 ASKED_CHARS = 100
 PARTNER_CHARS = 80
-# An output this short from a write tool (funes.retrieve.places.WRITE_TOOLS) is its
-# acknowledgement ("File created successfully at: …", "Successfully replaced text in …"), not a
-# diff or a file excerpt: what was written is in the call.
-ACK_CHARS = 200
 # Under a token budget, a passage is not worth showing in fewer characters than this, unless
 # it is the only one that could be shown at all.
 MIN_SNIPPET_CHARS = 160
@@ -261,8 +256,7 @@ def _informative_half(hit: Hit) -> Hit:
         hit.block_type != "tool_result"
         or partner is None
         or partner.block_type != "tool_use"
-        or (hit.tool_name or "").lower() not in WRITE_TOOLS
-        or len(unlabelled(hit.text)) > ACK_CHARS
+        or not is_ack(hit.tool_name, hit.text)
         or len(partner.text) <= len(hit.text)
     ):
         return hit

@@ -17,6 +17,7 @@ from typing import Any
 
 from funes.index.store import TOOL_USE_ID, with_tool_use_ids
 from funes.retrieve.filters import quote_sql
+from funes.retrieve.steps import WRITE_TOOLS
 from funes.retrieve.types import Hit, Neighbour
 
 TOOL_BLOCKS = ("tool_use", "tool_result")
@@ -33,12 +34,10 @@ PAIRING_SPAN = 12
 COPY_OVERLAP = 0.7
 # Below this many distinct words, a passage is too short to call a copy ("ok", "Done.").
 MIN_COPY_WORDS = 3
-# The tools that write files. An edit retried or a file written again differs from the one
-# before exactly where it matters (the hard set's "what finally got strict pyright to accept
-# it": each try shares most words with the last), so their calls and outputs are never copies.
-WRITE_TOOLS = frozenset(
-    {"write", "edit", "multiedit", "notebookedit", "apply_patch", "write_file", "edit_file"}
-)
+# A file-writing tool's calls and outputs (funes.retrieve.steps.WRITE_TOOLS) are never copies:
+# an edit retried or a file written again differs from the one before exactly where it matters
+# (the hard set's "what finally got strict pyright to accept it": each try shares most words
+# with the last).
 _WORD = re.compile(r"\w+")
 
 

@@ -40,6 +40,14 @@ KEY_ARGUMENTS = (
 _KEY_VALUE = re.compile(r"^([A-Za-z_-]+):\s?(.*)$")
 _PATCH_FILE = re.compile(r"^\*\*\* (?:Update|Add|Delete) File: (.+)$", re.M)
 _PLAN_STEP = re.compile(r"^\[(in_progress|pending|completed)\] (.+)$", re.M)
+# The tools that write files.
+WRITE_TOOLS = frozenset(
+    {"write", "edit", "multiedit", "notebookedit", "apply_patch", "write_file", "edit_file"}
+)
+# An output this short from a write tool is its acknowledgement ("File created successfully at:
+# …", "Successfully replaced text in …"), not a diff or a file excerpt: what was written is in
+# the call, and the outcome is just `ok`.
+ACK_CHARS = 200
 # A line of file content as Claude Code's Read shows it (`    55→…`).
 NUMBERED = re.compile(r"^\s*\d+→")
 
@@ -98,6 +106,10 @@ def outcome(tool_name: str | None, text: str, limit: int = 120) -> str:
     failed = error_line(tool_name, text)
     if failed:
         return "error: " + clip_words(" ".join(failed.split()), limit)
+    if (tool_name or "").lower() in WRITE_TOOLS:
+        # What a write tool says when it worked is that it worked ("The file … has been
+        # updated", "Successfully replaced text in …"); what it wrote is in its call.
+        return "ok"
     body = unlabelled(text)
     first = next((line for line in body.splitlines() if line.strip()), "")
     first = NUMBERED.sub("", first)
@@ -106,6 +118,56 @@ def outcome(tool_name: str | None, text: str, limit: int = 120) -> str:
     # A good outcome's first line is a hint, not the point: half the room an error gets.
     said = ": " + clip_words(" ".join(first.split()), limit // 2) if first else ""
     return "ok" + size + said
+
+
+# The keys a write tool's call names the text it replaced and the text it wrote by, in each
+# harness (Claude Code, pi, opencode, ...; a MultiEdit lists such pairs); the others it may
+# hold. A line `key:` opens that key's text, which runs until the next known key.
+_OLD_KEYS = frozenset({"old_string", "oldText", "oldString", "old_str"})
+_NEW_KEYS = frozenset({"new_string", "newText", "newString", "new_str", "content"})
+_OTHER_KEYS = frozenset(
+    {"path", "file_path", "filePath", "notebook_path", "edits", "replace_all", "cell_id"}
+)
+_EDIT_KEY = re.compile(r"^\s*(?:- )?(\w+):(?: (.*))?$")
+
+
+def first_change(body: str, limit: int = 80) -> str:
+    """What a write tool's call did, in one line: the first line it added (`+ line`), else
+    the first it removed (`- line`); "" when neither can be told. A patch (`*** Update File:`)
+    reads by its `+`/`-` lines."""
+    old: list[str] = []
+    new: list[str] = []
+    if _PATCH_FILE.search(body):
+        for line in body.splitlines():
+            if line.startswith("+") and not line.startswith("+++"):
+                new.append(line[1:])
+            elif line.startswith("-") and not line.startswith("---"):
+                old.append(line[1:])
+    else:
+        section: list[str] | None = None
+        for line in body.splitlines():
+            match = _EDIT_KEY.match(line)
+            key = match.group(1) if match else ""
+            if key in _OLD_KEYS or key in _NEW_KEYS or key in _OTHER_KEYS:
+                section = old if key in _OLD_KEYS else new if key in _NEW_KEYS else None
+                line = (match.group(2) or "") if match else ""
+            if section is not None:
+                section.append(line)
+    kept_old = {" ".join(line.split()) for line in old}
+    kept_new = {" ".join(line.split()) for line in new}
+    added = [" ".join(line.split()) for line in new if " ".join(line.split()) not in kept_old]
+    removed = [" ".join(line.split()) for line in old if " ".join(line.split()) not in kept_new]
+    added, removed = [line for line in added if line], [line for line in removed if line]
+    if added:
+        return "+ " + clip_words(added[0], limit)
+    if removed:
+        return "- " + clip_words(removed[0], limit)
+    return ""
+
+
+def is_ack(tool_name: str | None, text: str) -> bool:
+    """Whether `text`, a write tool's output, is only its acknowledgement (ACK_CHARS)."""
+    return (tool_name or "").lower() in WRITE_TOOLS and len(unlabelled(text)) <= ACK_CHARS
 
 
 # A reply's opening cheer ("Perfect! I've updated…"): the words after it carry the point.

@@ -27,7 +27,15 @@ from funes.retrieve.page import ASKED_CHARS
 from funes.retrieve.places import TOOL_BLOCKS, pair_units, unit_key
 from funes.retrieve.said import strip_wrappers, wrapped_context
 from funes.retrieve.search import open_store
-from funes.retrieve.steps import call_line, key_argument, outcome, said_line, unlabelled
+from funes.retrieve.steps import (
+    WRITE_TOOLS,
+    call_line,
+    first_change,
+    key_argument,
+    outcome,
+    said_line,
+    unlabelled,
+)
 
 # Steps shown each side of the turn asked for, and the most a caller may ask for (a timeline is
 # an overview: agents that asked for 200 each side read 30,000 characters).
@@ -40,6 +48,8 @@ STEP_CHARS = 80
 # "first" question reads the head, a "did it survive" question the tail.
 MAX_HAS_STEPS = 20
 HAS_TAIL = 6
+# What a write tool's call changed, after its line: its first added (or removed) line.
+CHANGE_CHARS = 70
 # The words around the text looked for, under a step that does not show it already.
 FOUND_CHARS = 120
 # The user's words get more room, as on the recall page: an ask is short, and its end often says
@@ -63,6 +73,7 @@ class Step:
     again: int | None = None  # the next seq that touches the same target
     output_seq: int | None = None  # a call's output, when it is a turn of its own
     found: str = ""  # the words around the text looked for (`has`), when the line lacks it
+    change: str = ""  # a write tool's call: the first line it added (`+ …`) or removed
 
 
 @dataclass(slots=True)
@@ -99,15 +110,16 @@ def build_timeline(
     by_id = None if turn is None or is_seq(turn) else turn
     session_id = resolve_session(store, session.strip(), by_id)
     columns = ["turn_uuid", "seq", "ts", "role", "block_type", "tool_name", "harness", "workdir"]
-    # Every split of a block is looked in for `has`; a step is drawn from its block's first.
-    splits = "" if needle else " AND split_idx = 0"
+    # Every split of a block is looked in for `has`; a step is drawn from its block's first,
+    # but a write tool's call from all of them (what it added may lie past its first split).
+    splits = "" if needle else " AND (split_idx = 0 OR block_type = 'tool_use')"
     every = store.scan(
         with_tool_use_ids(store.table, [*columns, "block_idx", "split_idx", "text"]),
         where=f"session_id = {quote_sql(session_id)}{splits}",
     ).to_pylist()
     if not every:
         raise TurnNotFound(f"session {session_id} has no turns in this memory")
-    rows = [r for r in every if int(r["split_idx"] or 0) == 0]
+    rows = _whole_writes(every)
     rows.sort(key=lambda r: (int(r["seq"]), r["turn_uuid"] or "", int(r["block_idx"])))
     steps, blocks = _steps(rows, rows[0]["workdir"] or "", thinking=bool(needle))
     _mark_again(steps)
@@ -198,6 +210,8 @@ def _steps(
             text = relative_paths(text, workdir)
             step = add(Step(seq, uuid, ts, "call", call_line(tool, text, STEP_CHARS)), row)
             step.target = _target_of(unlabelled(text))
+            if (tool or "").lower() in WRITE_TOOLS:
+                step.change = first_change(unlabelled(text), CHANGE_CHARS)
             calls[unit_key(row)] = step
             call_blocks[unit_key(row)] = blocks[-1]
         elif block == "tool_result":
@@ -218,6 +232,27 @@ def _steps(
             else:
                 add(Step(seq, uuid, ts, "output", f"{tool or 'tool'} output: {result}"), row)
     return steps, blocks
+
+
+def _whole_writes(rows: list[dict]) -> list[dict]:
+    """The first split of each block, a write tool's call with its whole text (its splits
+    stitched back together)."""
+    from funes.index.chunking import stitch
+
+    pieces: dict[BlockKey, list[dict]] = {}
+    for row in rows:
+        if row["block_type"] == "tool_use" and (row["tool_name"] or "").lower() in WRITE_TOOLS:
+            pieces.setdefault(_block_key(row), []).append(row)
+    firsts = []
+    for row in rows:
+        if int(row["split_idx"] or 0) != 0:
+            continue
+        parts = pieces.get(_block_key(row), [])
+        if len(parts) > 1:
+            parts.sort(key=lambda r: int(r["split_idx"] or 0))
+            row = {**row, "text": stitch([r["text"] or "" for r in parts])}
+        firsts.append(row)
+    return firsts
 
 
 # A block of a turn: its seq, turn id and index (every split of it shares these).
@@ -245,7 +280,7 @@ def _holding(
         words = next((found[key] for key in keys if key in found), None)
         if words is None:
             continue
-        if lowered in step.text.lower():
+        if lowered in f"{step.text} {step.change}".lower():
             pass
         elif step.kind in ("ask", "said"):
             # Something said is its words: those around the text, in place of its first ones.
@@ -295,7 +330,8 @@ def format_timeline(timeline: Timeline, memory_spec: str = "") -> str:
         mark = "  ← asked" if asked else ""
         again = f" (again seq{step.again})" if step.again is not None else ""
         clock = short_time(step.ts)[11:] if step.ts else "--:--"
-        lines.append(f"seq{step.seq} {clock} {step.text}{again}{mark}")
+        change = f" · {step.change}" if step.change else ""
+        lines.append(f"seq{step.seq} {clock} {step.text}{change}{again}{mark}")
         if step.found:
             lines.append(f"  │ {step.found}")
     more = f"more: {turn_command('get', timeline.handle, 'SEQ', memory_spec)} reads a step"
