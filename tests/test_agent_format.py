@@ -492,3 +492,24 @@ def test_get_grep_words_a_line_holds_together_mean_those_lines() -> None:
     reading = Reading(handle="ab12", grep="assert nothing_like_this", context=0)
     lines = format_get_agent(GetResult("sess", "t-1", "/m", turns), reading).splitlines()
     assert sum(line.startswith("│") for line in lines) > 20
+
+
+def test_get_grep_one_name_means_the_lines_that_hold_it_not_its_stem() -> None:
+    """`--grep fetchLmstudioModels` printed every line holding `fetch` (the word's stem), and
+    the budget cut the call the agent was after (round 16, h-x002: a third call to read it)."""
+    source = "\n".join(
+        ["import { fetchLmstudioModels } from './models'"]
+        + [f"const r{i} = await fetch(url_{i})" for i in range(60)]
+        + ["const localModels = await fetchLmstudioModels()"]
+    )
+    turns = [_output_turn(BlockView("tool_result", "Read", source))]
+    reading = Reading(handle="ab12", grep="fetchLmstudioModels", context=0)
+    lines = format_get_agent(GetResult("sess", "t-1", "/m", turns), reading).splitlines()
+    assert [line for line in lines if line.startswith("│")] == [
+        "│ import { fetchLmstudioModels } from './models'",
+        "│ const localModels = await fetchLmstudioModels()",
+    ]
+    # A word no line holds as given still finds its stem (`migrations` → `migrate`).
+    reading = Reading(handle="ab12", grep="fetches", context=0)
+    lines = format_get_agent(GetResult("sess", "t-1", "/m", turns), reading).splitlines()
+    assert sum(line.startswith("│") for line in lines) > 50  # within the budget

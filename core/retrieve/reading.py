@@ -76,8 +76,10 @@ def read_blocks(blocks: list[tuple[str, str]], reading: Reading) -> list[Shown]:
     ]
     # Words a line holds together, as they were given ("assert result"), mean those lines
     # wherever one does: an agent spent two more calls on a test's every `assert` and `result`.
+    # So does one word a line holds as given: `fetchLmstudioModels` is that name, not every line
+    # holding `fetch` (its stem), which pushed the call itself out of the budget.
     phrase = _collapsed(reading.grep)
-    if " " not in phrase or not any(
+    if not phrase or not any(
         phrase in _collapsed(line) for _, _, text in picked for line in text.splitlines()
     ):
         phrase = ""
