@@ -150,6 +150,28 @@ def test_a_project_or_session_nothing_matches_is_dropped_with_a_note(memory) -> 
     assert {hit.session_id for hit in kept.hits} == {"s-web-0002"} and not kept.notes
 
 
+def test_a_page_after_a_slip_shows_its_places_briefly(memory) -> None:
+    """Places that only share the query's words (the answer is most often not in the memory):
+    each a snippet, without the asks and conclusions around them. Such pages were 5% of the
+    agents' output at scale, and most were for an answer the memory did not hold."""
+    query = "gemini flash lite preview getModel google"
+    slipped = recall(query, project="pi-share-hf")
+    kept = recall(query)
+    assert slipped.slipped and not kept.slipped
+    as_json = CliRunner().invoke(main, ["recall", query, "--project", "pi-share-hf", "--json"])
+    assert json.loads(as_json.output)["slipped"] is True
+    assert [hit.id for hit in slipped.hits] == [hit.id for hit in kept.hits]
+    assert kept.hits[0].session_id == "s-pi-0001" and kept.hits[0].block_type == "tool_result"
+    brief, full = format_agent(slipped), format_agent(kept)
+    assert "  ~ seq" in full and "  ~ seq" not in brief
+    assert "method5()" in full and "method5()" not in brief  # the best place is a snippet
+    assert 'model: getModel("google", "gemini-2.5-flash-lite-preview-06-17")' in brief
+    assert len(brief) < len(full) - 800
+    # A parent's subagents searched in its stead are no slip (`test_a_parent_…` below), nor
+    # is a text held outside the other filters (an empty answer).
+    assert not recall("agent default model", has="my_state_var", project="pi-mono").slipped
+
+
 def test_many_holders_filter_by_the_text_itself(monkeypatch: pytest.MonkeyPatch) -> None:
     from funes.retrieve import exact
 

@@ -151,6 +151,7 @@ def _merge(results: list[RecallResult], k: int) -> RecallResult:
         second_pass=second.pop() if len(second) == 1 else "mixed",
         notes=notes,
         default_memory=next((r.default_memory for r in results if r.default_memory), ""),
+        slipped=all(r.slipped for r in results),
         exact=results[0].exact,
     )
 

@@ -39,37 +39,43 @@ class Resolved:
     filters: Filters = field(default_factory=Filters)
     # A missing parent's subagent sessions, searched in its stead (`--session PARENT`).
     sessions: list[str] = field(default_factory=list)
+    # A filter named nothing and was dropped, nothing searched in its stead.
+    slipped: bool = False
 
 
 def resolve(store: Any, filters: Filters, *, drop_slips: bool = True) -> Resolved:
     """`filters` as one SQL filter; with `drop_slips`, without those that name nothing here."""
     notes: list[str] = []
     children: list[str] = []  # see Resolved.sessions
+    slipped = False
     for name, said in _SLIPS.items():
         value = getattr(filters, name)
         if drop_slips and value and names_nothing(store, name, value):
             if name == "session":
                 children = subagents_of(store, value)
+            slipped = slipped or not (name == "session" and children)
             notes.append(
                 _OF_PARENT.format(value, len(children)) if children else said.format(value)
             )
             filters = replace(filters, **{name: None})
     text = filters.has
     if not text:
-        return Resolved(_and(filters.to_sql(), children), notes, "", filters, children)
+        where = _and(filters.to_sql(), children)
+        return Resolved(where, notes, "", filters, children, slipped)
     where = _and(filters.to_sql(), children)
     holders = store.scan(["id"], where=where).column("id").to_pylist()
     others = replace(filters, has=None)
     # Only an empty answer asks whether the text is held anywhere at all (a second scan).
     if drop_slips and not holders and names_nothing(store, "has", text):
         notes.append(_NO_HOLDER.format(text))
-        return Resolved(_and(others.to_sql(), children), notes, "", others, children)
+        return Resolved(_and(others.to_sql(), children), notes, "", others, children, True)
     if not holders or len(holders) > MAX_HOLDER_IDS:
         # None among the other filters (that empty page is the answer), or too many to list.
-        return Resolved(where, notes, text, filters, children)
+        return Resolved(where, notes, text, filters, children, slipped)
     rest = _and(others.to_sql(), children)
     ids = f"id IN ({', '.join(quote_sql(i) for i in holders)})"
-    return Resolved(f"{rest} AND {ids}" if rest else ids, notes, text, filters, children)
+    where = f"{rest} AND {ids}" if rest else ids
+    return Resolved(where, notes, text, filters, children, slipped)
 
 
 def why_empty(resolved: Resolved, store: Any) -> str | None:

@@ -155,6 +155,7 @@ def recall_json(result: RecallResult) -> dict[str, Any]:
         "second_pass": result.second_pass,
         "notes": list(result.notes),
         "weak_note": weak_note(result.query, result.hits),
+        "slipped": result.slipped,
         "hits": [
             {
                 "session_id": h.session_id,

@@ -79,6 +79,11 @@ def format_agent(
     notes = [*result.notes, *weak_notes(result)]
     if not result.hits:
         return "\n".join([_header(0, 0, result), *_note_lines(notes), NO_RESULTS]) + "\n"
+    if max_tokens is None and result.slipped:
+        # A filter named nothing: these places only share the query's words (a miss, most
+        # often), so each is a snippet, without what was said around it. Such pages were 5% of
+        # the agentic benchmark's output at scale, most of them for an answer not in the memory.
+        return _render(result, result.hits, notes, snippet, False, every_date, said=False)
     if max_tokens is None:
         return _render(result, result.hits, notes, snippet, True, every_date)
     snippet = max(MIN_SNIPPET_CHARS, min(SNIPPET_CHARS, max_tokens * CHARS_PER_TOKEN // 6))
@@ -125,11 +130,13 @@ def _render(
     snippet: int,
     best_whole: bool,
     every_date: bool,
+    *,
+    said: bool = True,
 ) -> str:
     groups = _groups(hits)
     lines = [_header(len(hits), len(groups), result), *_note_lines(notes)]
     for group in groups:
-        lines += _group_lines(result, group, snippet, best_whole, every_date)
+        lines += _group_lines(result, group, snippet, best_whole, every_date, said)
     return "\n".join(lines) + "\n"
 
 
@@ -162,7 +169,12 @@ def _groups(hits: list[Hit]) -> list[_Group]:
 
 
 def _group_lines(
-    result: RecallResult, group: _Group, snippet: int, best_whole: bool, every_date: bool
+    result: RecallResult,
+    group: _Group,
+    snippet: int,
+    best_whole: bool,
+    every_date: bool,
+    with_said: bool = True,
 ) -> list[str]:
     first = group.hits[0][1]
     head = f"== {group.handle} {first.harness or '-'} {short_workdir(first.workdir)}"
@@ -173,7 +185,7 @@ def _group_lines(
         lines[0] += f" · subagent of {parent}"
         if task:
             lines.append(f"  ~ task: {said_line(task, SAID_CHARS)}")
-    said = _said(group)
+    said = _said(group) if with_said else {}
     # The session's own order: what was asked, the places, what was concluded.
     items: list[tuple[int, int, Hit | Neighbour]] = [(hit.seq, 1, hit) for _, hit in group.hits]
     items += [(n.seq, 0, n) for n in said.values()]

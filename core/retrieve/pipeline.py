@@ -93,6 +93,7 @@ def recall(
     where = resolved.where
     notes.extend(resolved.notes)
     result.exact = resolved.exact
+    result.slipped = resolved.slipped
     clock.lap("filters")
 
     pool, query_vector = _first_pass(store, query, where, candidates, notes, clock)

@@ -51,5 +51,8 @@ class RecallResult:
     default_memory: str = ""
     # The exact text every hit holds (`--has`), which their snippets show; "" when none.
     exact: str = ""
+    # A filter named nothing in the memory and was dropped (funes.retrieve.exact): the hits
+    # match the query's words only, and the page shows them briefly.
+    slipped: bool = False
     # A subagent session among the hits → (its parent's handle, the task it was given).
     subagents: dict[str, tuple[str, str]] = field(default_factory=dict)
