@@ -46,12 +46,12 @@ MAX_STEPS = 40
 STEP_CHARS = 80
 # Steps shown that hold the text looked for (`--has`), the first ones and the last ones: a
 # "first" question reads the head, a "did it survive" question the tail.
-MAX_HAS_STEPS = 20
-HAS_TAIL = 6
+MAX_HAS_STEPS = 16
+HAS_TAIL = 5
 # What a write tool's call changed, after its line: its first added (or removed) line.
 CHANGE_CHARS = 70
 # The words around the text looked for, under a step that does not show it already.
-FOUND_CHARS = 120
+FOUND_CHARS = 100
 # The user's words get more room, as on the recall page: an ask is short, and its end often says
 # what was wanted (agents spent a `get` on asks cut at "So if I do…").
 ASK_CHARS = ASKED_CHARS
