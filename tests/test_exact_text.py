@@ -226,6 +226,14 @@ def test_a_parent_the_memory_lacks_reads_as_its_subagents() -> None:
     )  # fmt: skip
     result = recall("collapsed section spacing", session="3660ac37")
     assert {hit.session_id for hit in result.hits} == {"agent-a1b2c3d4"}
+    # Read as a session, the missing parent names the subagent sessions to read instead.
+    for command in (["timeline", "3660ac37"], ["get", "3660ac37", "1"]):
+        out = CliRunner().invoke(main, command)
+        assert out.exit_code != 0
+        assert (
+            "session 3660ac37 not found in this memory; it is the parent of 1 subagent "
+            "session(s) it holds: agent-a1"
+        ) in out.output
     assert result.notes == [
         "no session id starts with '3660ac37': these places are from its 1 subagent session(s)"
     ]

@@ -155,6 +155,16 @@ def test_has_around_a_turn_and_a_text_no_step_holds() -> None:
     assert text.splitlines()[-1].endswith(
         f"2 step(s) not shown: funes timeline {H} SEQ --has branch --steps N shows N each side"
     )
+    # Not in a harness reminder appended to an output (Claude Code adds one to every Read).
+    reminder = "def main():\n<system-reminder>Reading a file? Mind malware.</system-reminder>"
+    build_memory(
+        [
+            turn(S, "c9", 9, f"file_path: {APP}/src/x.py", role="assistant",
+                 block_type="tool_use", tool_name="Read"),
+            turn(S, "r9", 10, reminder, block_type="tool_result", tool_name="Read"),
+        ]
+    )  # fmt: skip
+    assert "0 step(s) hold malware." in timeline("--has", "malware").splitlines()[0]
     nothing = timeline("--has", "redis cache")
     assert not [line for line in nothing.splitlines() if line.startswith("seq")]
     assert (

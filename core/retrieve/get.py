@@ -189,7 +189,9 @@ def resolve_session(store: Any, session: str, turn_uuid: str | None = None) -> s
     rows = store.scan(["session_id"], where=where)
     found = sorted(set(rows.column("session_id").to_pylist()))
     if not found:
-        raise TurnNotFound(f"session {session} not found in this memory")
+        raise TurnNotFound(
+            f"session {session} not found in this memory{_its_subagents(store, session)}"
+        )
     if len(found) > 1 and turn_uuid:
         holding = f"{where} AND turn_uuid = {quote_sql(turn_uuid)}"
         holders = store.scan(["session_id"], where=holding).column("session_id").to_pylist()
@@ -199,6 +201,22 @@ def resolve_session(store: Any, session: str, turn_uuid: str | None = None) -> s
     if len(found) > 1:
         raise TurnNotFound(ambiguous(session, found))
     return found[0]
+
+
+def _its_subagents(store: Any, parent: str) -> str:
+    """What the memory holds of a session it lacks: the subagent sessions that name it as their
+    parent (a page names a stray subagent's parent, `subagent of 3660ac37`, and Claude Code may
+    leave the parent's own transcript empty), said as handles to read instead; "" when none."""
+    from funes.retrieve.exact import subagents_of
+    from funes.retrieve.handles import session_handles
+
+    children = subagents_of(store, parent)
+    if not children:
+        return ""
+    handles = session_handles(store, set(children))
+    named = ", ".join(handles.get(child, child[:8]) for child in children[:5])
+    more = f" and {len(children) - 5} more" if len(children) > 5 else ""
+    return f"; it is the parent of {len(children)} subagent session(s) it holds: {named}{more}"
 
 
 def format_get_agent(result: GetResult, reading: Reading | None = None) -> str:

@@ -25,7 +25,7 @@ from funes.retrieve.get import TurnNotFound, find_turn, is_seq, resolve_session
 from funes.retrieve.handles import session_handles
 from funes.retrieve.page import ASKED_CHARS
 from funes.retrieve.places import TOOL_BLOCKS, pair_units, unit_key
-from funes.retrieve.said import strip_wrappers, wrapped_context
+from funes.retrieve.said import cut_reminders, strip_wrappers, wrapped_context
 from funes.retrieve.search import open_store
 from funes.retrieve.steps import (
     WRITE_TOOLS,
@@ -272,7 +272,9 @@ def _holding(
     found: dict[BlockKey, str] = {}
     for row in sorted(rows, key=lambda r: int(r["split_idx"] or 0)):
         key = _block_key(row)
-        text = unlabelled(row["text"] or "")
+        # Not in the harness's reminders: Claude Code appends the same paragraph to every file
+        # read ("--has Write" found every Read of a session).
+        text = cut_reminders(unlabelled(row["text"] or ""))
         if key not in found and lowered in " ".join(text.split()).lower():
             found[key] = words_around(text, needle, FOUND_CHARS)
     holding = []
