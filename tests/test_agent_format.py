@@ -513,3 +513,15 @@ def test_get_grep_one_name_means_the_lines_that_hold_it_not_its_stem() -> None:
     reading = Reading(handle="ab12", grep="fetches", context=0)
     lines = format_get_agent(GetResult("sess", "t-1", "/m", turns), reading).splitlines()
     assert sum(line.startswith("│") for line in lines) > 50  # within the budget
+
+
+def test_get_grep_shows_a_long_line_around_what_it_matched() -> None:
+    """A paragraph on one line: cut from its start, the words asked for were past the cut (an
+    agent spent two `get --grep` calls on seq18's line and never saw them)."""
+    long_line = " ".join(["padding"] * 300) + " streamed as newline-delimited JSON, one per line"
+    turns = [_output_turn(BlockView("text", None, "before\n" + long_line + "\nafter"))]
+    reading = Reading(handle="ab12", grep="newline-delimited JSON", context=0)
+    lines = format_get_agent(GetResult("sess", "t-1", "/m", turns), reading).splitlines()
+    quoted = [line for line in lines if line.startswith("│")]
+    assert len(quoted) == 1 and "newline-delimited JSON" in quoted[0]
+    assert quoted[0].startswith("│ …padding") and len(quoted[0]) < 420

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from funes.retrieve.budget import clip_words, query_terms
+from funes.retrieve.budget import around, clip_words, query_terms
 from funes.retrieve.formats import QUOTE, short_time, turn_command
 
 # What a plain `funes get` prints at most, in characters of quoted text (≈ 500 tokens).
@@ -26,6 +26,10 @@ CONTEXT_LINES = 1
 MAX_CONTEXT = 20
 # The part of a cut tool output's share that goes to its end.
 TAIL_SHARE = 0.35
+# A line `--grep` matched that is longer than this (a minified file, a JSON blob, a paragraph
+# on one line) is shown as this many characters around what matched: cut from its start, the
+# words asked for were past the cut (an agent spent two calls on one such line).
+GREP_LINE_CHARS = 400
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,14 +104,20 @@ def _select(number: int, kind: str, text: str, reading: Reading, phrase: str) ->
     first, last = reading.lines or (1, len(lines))
     window = list(range(first - 1, min(last, len(lines))))
     if reading.grep:
+        terms = [phrase] if phrase else query_terms(reading.grep) or [reading.grep.lower()]
         if phrase:
             hits = [i for i in window if phrase in _collapsed(lines[i])]
         else:
-            terms = query_terms(reading.grep) or [reading.grep.lower()]
             hits = [i for i in window if any(t in lines[i].lower() for t in terms)]
-        around = max(0, min(reading.context, MAX_CONTEXT))
-        keep = sorted({j for i in hits for j in range(i - around, i + around + 1)} & set(window))
-        return Shown(number, kind, len(lines), _runs(keep, lines), matched=bool(hits))
+        width = max(0, min(reading.context, MAX_CONTEXT))
+        keep = sorted({j for i in hits for j in range(i - width, i + width + 1)} & set(window))
+        shown = list(lines)
+        for i in hits:
+            if len(shown[i]) > GREP_LINE_CHARS:
+                lowered = _collapsed(shown[i])
+                needle = next((t for t in terms if t in lowered), terms[0])
+                shown[i] = around(shown[i], needle, GREP_LINE_CHARS)
+        return Shown(number, kind, len(lines), _runs(keep, shown), matched=bool(hits))
     return Shown(number, kind, len(lines), _runs(window, lines))
 
 
