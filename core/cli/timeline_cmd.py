@@ -45,8 +45,8 @@ def command(
     as_json: bool,
 ) -> None:
     """Show the course of a past session in one line a step: what the user asked, each tool
-    call with its key argument and outcome (ok, or its error line), what the assistant said,
-    and `(again seqN)` where the same file is touched again later.
+    call with its key argument and outcome (ok, or its error line), what the assistant said
+    and reasoned, and `(again seqN)` where the same file is touched again later.
 
     \b
     With TURN (a seq, as `funes recall` prints it, or a turn id), the steps around it

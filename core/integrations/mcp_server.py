@@ -61,11 +61,11 @@ lines each side (default 1); `block` + `lines`
 
 TIMELINE_DESCRIPTION = """\
 A session's course, one line a step: the user's asks, each tool call with its key argument and
-outcome (ok, or its error line), what the assistant said, and `(again seqN)` where a file is
-touched again later. Give turn (a seq from a recall entry) for the steps around it (`steps`
-each side, default 5), or none for the whole session; `has` (a name, a phrase): only the steps
-holding it, in order, with the words around it. Use it for "first", "later", "what happened
-next", "did that change survive" instead of reading whole turns."""
+outcome (ok, or its error line), what the assistant said and reasoned, and `(again seqN)` where
+a file is touched again later. Give turn (a seq from a recall entry) for the steps around it
+(`steps` each side, default 5), or none for the whole session; `has` (a name, a phrase): only
+the steps holding it, in order, with the words around it. Use it for "first", "later", "what
+happened next", "did that change survive" instead of reading whole turns."""
 
 CATCHUP_DESCRIPTION = """\
 A compact digest of one past session in its own words, to pick its work up: what was asked, what

@@ -67,7 +67,7 @@ class Step:
     seq: int
     turn_uuid: str
     ts: str
-    kind: str  # ask | said | call | output
+    kind: str  # ask | said | think | call | output
     text: str  # the line after the seq
     target: str = ""  # a call's file or command (to mark it touched again)
     again: int | None = None  # the next seq that touches the same target
@@ -121,7 +121,7 @@ def build_timeline(
         raise TurnNotFound(f"session {session_id} has no turns in this memory")
     rows = _whole_writes(every)
     rows.sort(key=lambda r: (int(r["seq"]), r["turn_uuid"] or "", int(r["block_idx"])))
-    steps, blocks = _steps(rows, rows[0]["workdir"] or "", thinking=bool(needle))
+    steps, blocks = _steps(rows, rows[0]["workdir"] or "")
     _mark_again(steps)
     handle = session_handles(store, [session_id]).get(session_id, session_id[:8])
     timeline = Timeline(
@@ -165,11 +165,8 @@ def build_timeline(
     return timeline
 
 
-def _steps(
-    rows: list[dict], workdir: str, *, thinking: bool = False
-) -> tuple[list[Step], list[list[BlockKey]]]:
-    """The session's steps, and for each the blocks it stands for (a call: its output too).
-    `thinking`: reasoning is a step too (when looking for a text, where it came up counts)."""
+def _steps(rows: list[dict], workdir: str) -> tuple[list[Step], list[list[BlockKey]]]:
+    """The session's steps, and for each the blocks it stands for (a call: its output too)."""
     steps: list[Step] = []
     blocks: list[list[BlockKey]] = []
 
@@ -203,8 +200,11 @@ def _steps(
             else:
                 line = f"{row['role'] or '-'}: " + said_line(text, STEP_CHARS)
                 add(Step(seq, uuid, ts, "said", line), row)
-        elif block == "thinking" and thinking and text.strip():
-            add(Step(seq, uuid, ts, "said", "thinking: " + said_line(text, STEP_CHARS)), row)
+        elif block == "thinking" and text.strip():
+            # Why a call was made, and what was first suspected, is said only here (agents read
+            # step after step with `get` to find a first guess). A long session's overview
+            # leaves it out with the calls.
+            add(Step(seq, uuid, ts, "think", "thinking: " + said_line(text, STEP_CHARS)), row)
         elif block == "tool_use":
             # Paths under the session's folder, relative: the head line names the folder.
             text = relative_paths(text, workdir)
@@ -284,7 +284,7 @@ def _holding(
             continue
         if lowered in f"{step.text} {step.change}".lower():
             pass
-        elif step.kind in ("ask", "said"):
+        elif step.kind in ("ask", "said", "think"):
             # Something said is its words: those around the text, in place of its first ones.
             step.text = step.text.split(": ", 1)[0] + ": " + words
         else:
