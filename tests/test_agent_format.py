@@ -525,3 +525,25 @@ def test_get_grep_shows_a_long_line_around_what_it_matched() -> None:
     quoted = [line for line in lines if line.startswith("│")]
     assert len(quoted) == 1 and "newline-delimited JSON" in quoted[0]
     assert quoted[0].startswith("│ …padding") and len(quoted[0]) < 420
+
+
+def test_get_grep_a_or_b_means_the_lines_that_hold_either() -> None:
+    """Agents write `--grep "diff --git|94%"` as they would for grep: it printed every line
+    holding `git`, and `94%` (no word of three letters) not at all (round 20, h-c064)."""
+    diff = "\n".join(
+        ["diff --git a/CLAUDE.md b/CLAUDE.md", "index 6c88de2..fa030c3 100644"]
+        + [f"+git add step {i}" for i in range(40)]
+        + ["-- Maintain the high code coverage (currently 94%)"]
+    )
+    turns = [_output_turn(BlockView("tool_result", "Bash", diff))]
+    reading = Reading(handle="ab12", grep="diff --git|94%", context=0)
+    lines = format_get_agent(GetResult("sess", "t-1", "/m", turns), reading).splitlines()
+    assert [line for line in lines if line.startswith("│")] == [
+        "│ diff --git a/CLAUDE.md b/CLAUDE.md",
+        "│ -- Maintain the high code coverage (currently 94%)",
+    ]
+    # A line that holds the whole text, `|` and all, means that line.
+    piped = [_output_turn(BlockView("text", None, "run: ls | grep x\nls alone\ngrep alone"))]
+    reading = Reading(handle="ab12", grep="ls | grep", context=0)
+    lines = format_get_agent(GetResult("sess", "t-1", "/m", piped), reading).splitlines()
+    assert [line for line in lines if line.startswith("│")] == ["│ run: ls | grep x"]

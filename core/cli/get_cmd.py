@@ -31,8 +31,9 @@ from funes.safe_text import strip_controls
     "grep",
     metavar="WORDS",
     default="",
-    help="Only the lines that hold these words together, as given, where a line does; else "
-    "those that hold any one of them (and --context lines each side), with their line numbers.",
+    help="Only the lines that hold these words together, as given, where a line does (A|B: "
+    "either); else those that hold any one of them (and --context lines each side), with "
+    "their line numbers.",
 )
 @click.option(
     "-C",

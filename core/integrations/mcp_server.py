@@ -54,7 +54,7 @@ Read one place of a past session: session_id (the handle from a recall entry) an
 (its seq, as the entry's `funes get SESSION SEQ` shows, or a turn id). By default the turn
 within about 2,000 characters: a longer block is cut and a line says which lines were left out
 and how to read them. `grep`: only the lines holding these words (together where a line
-holds them so; cheapest), with `context`
+holds them so; `a|b`: either; cheapest), with `context`
 lines each side (default 1); `block` + `lines`
 ("40-80"): one block's line range; `full`: everything; `window`: also N turns each side
 (prefer `timeline` for order). memory: as the entry names it."""

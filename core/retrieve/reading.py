@@ -82,12 +82,14 @@ def read_blocks(blocks: list[tuple[str, str]], reading: Reading) -> list[Shown]:
     # wherever one does: an agent spent two more calls on a test's every `assert` and `result`.
     # So does one word a line holds as given: `fetchLmstudioModels` is that name, not every line
     # holding `fetch` (its stem), which pushed the call itself out of the budget.
-    phrase = _collapsed(reading.grep)
-    if not phrase or not any(
-        phrase in _collapsed(line) for _, _, text in picked for line in text.splitlines()
-    ):
-        phrase = ""
-    shown = [_select(number, kind, text, reading, phrase) for number, kind, text in picked]
+    # `a|b`, as agents write for grep (and as a whole, where a line holds it so): the lines
+    # holding either, each as given. `--grep "diff --git|94%"` printed every line with `git`,
+    # and `94%` (two characters, no word) not at all.
+    held = [_collapsed(line) for _, _, text in picked for line in text.splitlines()]
+    whole = _collapsed(reading.grep)
+    asked = [whole] if any(whole in line for line in held) else whole.split("|")
+    phrases = [p.strip() for p in asked if p.strip() and any(p.strip() in line for line in held)]
+    shown = [_select(number, kind, text, reading, phrases) for number, kind, text in picked]
     if reading.max_chars is not None:
         _fit(shown, reading.max_chars)
     return shown
@@ -97,16 +99,16 @@ def _collapsed(line: str) -> str:
     return " ".join(line.lower().split())
 
 
-def _select(number: int, kind: str, text: str, reading: Reading, phrase: str) -> Shown:
-    """One block as `reading` shows it; `phrase`: the grep words as some line holds them
-    together ("" when none does: then a line holding any one of them)."""
+def _select(number: int, kind: str, text: str, reading: Reading, phrases: list[str]) -> Shown:
+    """One block as `reading` shows it; `phrases`: the grep words (or each of its `|`
+    alternatives) as some line holds them together (none: a line holding any one word)."""
     lines = text.splitlines() or [""]
     first, last = reading.lines or (1, len(lines))
     window = list(range(first - 1, min(last, len(lines))))
     if reading.grep:
-        terms = [phrase] if phrase else query_terms(reading.grep) or [reading.grep.lower()]
-        if phrase:
-            hits = [i for i in window if phrase in _collapsed(lines[i])]
+        terms = phrases or query_terms(reading.grep) or [reading.grep.lower()]
+        if phrases:
+            hits = [i for i in window if any(p in _collapsed(lines[i]) for p in phrases)]
         else:
             hits = [i for i in window if any(t in lines[i].lower() for t in terms)]
         width = max(0, min(reading.context, MAX_CONTEXT))
