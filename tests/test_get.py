@@ -75,3 +75,7 @@ def test_grep_words_need_no_quotes_and_stray_words_are_still_an_error() -> None:
     stray = runner.invoke(main, [*args, "shard_7"])
     assert stray.exit_code == 2
     assert "unexpected extra argument(s): shard_7" in stray.output
+    # `--grep A --grep B`: either, as `A|B` (the second used to replace the first).
+    twice = runner.invoke(main, [*args, "--grep", "shard_7", "--grep", "nothingness"])
+    assert twice.output == runner.invoke(main, [*args, "--grep", "shard_7|nothingness"]).output
+    assert "│ Step 7: the migration rewrites table shard_7 " in twice.output

@@ -28,12 +28,12 @@ from funes.safe_text import strip_controls
 )
 @click.option(
     "--grep",
-    "grep",
+    "greps",
     metavar="WORDS",
-    default="",
-    help="Only the lines that hold these words together, as given, where a line does (A|B: "
-    "either); else those that hold any one of them (and --context lines each side), with "
-    "their line numbers.",
+    multiple=True,
+    help="Only the lines that hold these words together, as given, where a line does (A|B, or "
+    "--grep given twice: either); else those that hold any one of them (and --context lines "
+    "each side), with their line numbers.",
 )
 @click.option(
     "-C",
@@ -67,7 +67,7 @@ def command(
     turn: str,
     more_words: tuple[str, ...],
     window: int,
-    grep: str,
+    greps: tuple[str, ...],
     context: int,
     block: int | None,
     line_range: str | None,
@@ -95,6 +95,8 @@ def command(
     from funes.retrieve import format_get_agent, format_get_human, format_get_json
     from funes.retrieve.reading import Reading, parse_lines
 
+    # `--grep A --grep B` is `A|B` (the second used to replace the first unsaid).
+    grep = "|".join(g for g in greps if g.strip())
     if more_words and not grep:
         raise click.UsageError(
             f"unexpected extra argument(s): {' '.join(more_words)} (to read only the lines "
