@@ -98,6 +98,42 @@ def test_a_write_acknowledgement_is_shown_as_the_outcome_of_what_was_written() -
     assert "seq7 tool_result:Bash" in shown and "│ TypeError: generate is not a function" in shown
 
 
+def test_a_file_read_ranked_by_its_path_quotes_what_it_read() -> None:
+    """`recall cli.py import git` ranked the Read of cli.py by its path; the page quoted the
+    path and `⇒ ok (120 lines): #!/usr/bin/env python3`, and the import the agent wanted took
+    another call (h-c073). The call is now the `⇐` line above what it read."""
+    source = "\n".join(
+        ["     1→#!/usr/bin/env python3", "     2→import click", "     3→from git import Repo"]
+    )
+    read = make_hit(
+        "[tool_use Read] file_path: /home/dev/shop/cli.py",
+        seq=6,
+        block_type="tool_use",
+        tool_name="Read",
+        partner=Neighbour("t-42", 7, "user", "tool_result", "[tool_result Read] " + source),
+    )
+    lines = format_agent(RecallResult("cli.py import git", [read], "/m", "minilm")).splitlines()
+    assert lines[lines.index("== 01234567 claude_code ~/shop") + 1 :] == [
+        "#1 [2026-03-01 10:00] seq7 tool_result:Read → funes get --memory /m 01234567 7",
+        "  ⇐ seq6 Read: cli.py",
+        "│ 1→#!/usr/bin/env python3",
+        "│ 2→import click",
+        "│ 3→from git import Repo",
+    ]
+    # A read that failed keeps its call as the place, with the error as its outcome.
+    missing = make_hit(
+        "[tool_use Read] file_path: /home/dev/shop/gone.py",
+        seq=6,
+        block_type="tool_use",
+        tool_name="Read",
+        partner=Neighbour(
+            "t-42", 7, "user", "tool_result", "[tool_result Read] Error: File does not exist."
+        ),
+    )
+    shown = format_agent(RecallResult("gone.py", [missing], "/m", "minilm"))
+    assert "seq6 tool_use:Read" in shown and "⇒ seq7 error: Error: File does not exist." in shown
+
+
 def test_no_hits_prints_no_results() -> None:
     text = format_agent(RecallResult("q", [], "/m", second_pass="minilm"))
     assert text == HEADER.format(n=0, s=0, memory=" from memory /m") + "\nno results\n"

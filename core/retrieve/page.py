@@ -32,7 +32,7 @@ from funes.retrieve.formats import (
     turn_command,
     weak_notes,
 )
-from funes.retrieve.steps import call_line, is_ack, outcome, said_line
+from funes.retrieve.steps import call_line, error_line, is_ack, is_file_read, outcome, said_line
 from funes.retrieve.types import Hit, Neighbour, RecallResult
 
 # Every place but the best is a snippet of about this many characters around its best line.
@@ -262,8 +262,31 @@ def _place_lines(
 def _informative_half(hit: Hit) -> Hit:
     """The half of a tool unit worth quoting: a write tool's acknowledgement is shown as the
     call's outcome (`⇒`) under the call, whose text is what was written (hard set, tuning half:
-    a CI workflow's `setup-uv@v4` was in the call, the page quoted "File created successfully")."""
+    a CI workflow's `setup-uv@v4` was in the call, the page quoted "File created successfully");
+    a file read's call (its path, and nothing else) as the `⇐` line above what it read."""
     partner = hit.partner
+    if (
+        hit.block_type == "tool_use"
+        and partner is not None
+        and partner.block_type == "tool_result"
+        and is_file_read(hit.tool_name)
+        and not error_line(hit.tool_name, partner.text)
+        and len(partner.text) > len(hit.text)
+    ):
+        # `recall cli.py import git` ranked the Read of cli.py by its path: the page quoted
+        # `file_path: …/cli.py` and `⇒ ok (120 lines): #!/usr/bin/env python3`, and the
+        # `from git import Repo` the agent wanted took another call (h-c073, every round).
+        call = Neighbour(hit.turn_uuid, hit.seq, hit.role, hit.block_type, hit.text)
+        return replace(
+            hit,
+            turn_uuid=partner.turn_uuid,
+            seq=partner.seq,
+            role=partner.role,
+            block_type="tool_result",
+            text=partner.text,
+            split_idx=0,
+            partner=call,
+        )
     if (
         hit.block_type != "tool_result"
         or partner is None

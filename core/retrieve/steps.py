@@ -165,6 +165,15 @@ def first_change(body: str, limit: int = 80) -> str:
     return ""
 
 
+# Tools that read one file: their call is a path, their output the file.
+FILE_READ_TOOLS = frozenset({"read", "read_file", "view", "notebookread", "readfile"})
+
+
+def is_file_read(tool_name: str | None) -> bool:
+    """Whether `tool_name` reads a file (its call says only which: the output holds it)."""
+    return (tool_name or "").lower() in FILE_READ_TOOLS
+
+
 def is_ack(tool_name: str | None, text: str) -> bool:
     """Whether `text`, a write tool's output, is only its acknowledgement (ACK_CHARS)."""
     return (tool_name or "").lower() in WRITE_TOOLS and len(unlabelled(text)) <= ACK_CHARS
