@@ -223,3 +223,50 @@ def test_a_write_step_says_what_it_changed_not_that_it_succeeded() -> None:
         "seq3 10:00 apply_patch: a.css · + .nav {}",
         "seq4 10:00 edit: b.py · - drop()",
     ]
+
+
+def test_has_keeps_what_changed_a_name_before_what_only_read_it() -> None:
+    """31 steps held `mdCodeBlock`, most of them reads of the theme files; the edits that set
+    it to the accent colour fell in the cut middle and the agent answered "no" (h-x036)."""
+    s = "s-reads-0001"
+    turns = []
+    for i in range(20):
+        turns.append(
+            turn(
+                s,
+                f"c{i}",
+                2 * i,
+                f"file_path: {APP}/theme{i}.json",
+                role="assistant",
+                block_type="tool_use",
+                tool_name="Read",
+            )
+        )
+        turns.append(
+            turn(
+                s,
+                f"r{i}",
+                2 * i + 1,
+                f'"mdCodeBlock": "" (copy {i})',
+                block_type="tool_result",
+                tool_name="Read",
+            )
+        )
+    turns.append(
+        turn(
+            s,
+            "e1",
+            21,
+            f'file_path: {APP}/dark.json\nold_string: x\nnew_string: "mdCodeBlock": "accent"',
+            role="assistant",
+            block_type="tool_use",
+            tool_name="Edit",
+        )
+    )
+    turns.append(turn(s, "u1", 23, "no, mdCodeBlock should stay as is"))
+    build_memory(turns)  # fmt: skip
+    out = CliRunner().invoke(main, ["timeline", "s-reads-", "--has", "mdCodeBlock"]).output
+    seqs = [int(line.split()[0][3:]) for line in out.splitlines() if line.startswith("seq")]
+    assert len(seqs) == 16 and 21 in seqs and 23 in seqs  # the edit and the ask, kept
+    assert seqs == sorted(seqs) and seqs[0] == 0 and seqs[-1] == 38  # reads: first and last
+    assert "22 step(s) hold mdCodeBlock." in out.splitlines()[0]

@@ -31,6 +31,7 @@ from funes.retrieve.steps import (
     WRITE_TOOLS,
     call_line,
     first_change,
+    is_file_read,
     key_argument,
     outcome,
     said_line,
@@ -74,6 +75,7 @@ class Step:
     output_seq: int | None = None  # a call's output, when it is a turn of its own
     found: str = ""  # the words around the text looked for (`has`), when the line lacks it
     change: str = ""  # a write tool's call: the first line it added (`+ …`) or removed
+    reads: bool = False  # a call that only read a file (or an output with no call in sight)
 
 
 @dataclass(slots=True)
@@ -152,8 +154,8 @@ def build_timeline(
         timeline.omitted = len(steps) - len(timeline.steps)
     elif needle:
         if len(steps) > MAX_HAS_STEPS:
-            timeline.steps = steps[: MAX_HAS_STEPS - HAS_TAIL] + steps[-HAS_TAIL:]
-            timeline.omitted = len(steps) - MAX_HAS_STEPS
+            timeline.steps = _most_telling(steps)
+            timeline.omitted = len(steps) - len(timeline.steps)
     elif len(steps) > MAX_STEPS:
         timeline.steps = [s for s in steps if s.kind in ("ask", "said")]
         timeline.omitted = len(steps) - len(timeline.steps)
@@ -210,6 +212,7 @@ def _steps(rows: list[dict], workdir: str) -> tuple[list[Step], list[list[BlockK
             text = relative_paths(text, workdir)
             step = add(Step(seq, uuid, ts, "call", call_line(tool, text, STEP_CHARS)), row)
             step.target = _target_of(unlabelled(text))
+            step.reads = is_file_read(tool)
             if (tool or "").lower() in WRITE_TOOLS:
                 step.change = first_change(unlabelled(text), CHANGE_CHARS)
             calls[unit_key(row)] = step
@@ -230,8 +233,27 @@ def _steps(rows: list[dict], workdir: str) -> tuple[list[Step], list[list[BlockK
                 call.output_seq = seq
                 call_blocks[unit_key(partner)].append(_block_key(row))
             else:
-                add(Step(seq, uuid, ts, "output", f"{tool or 'tool'} output: {result}"), row)
+                line = f"{tool or 'tool'} output: {result}"
+                add(Step(seq, uuid, ts, "output", line, reads=True), row)
     return steps, blocks
+
+
+def _most_telling(steps: list[Step]) -> list[Step]:
+    """MAX_HAS_STEPS of the steps that hold a text, in order: those that changed it or spoke of
+    it (an edit, a command, an ask, a reply, a thought) before those that only read it, and of
+    each the first ones and the last ones. 31 steps of one session held `mdCodeBlock`, most of
+    them reads of the theme files, and the edits that set it to the accent colour fell in the
+    omitted middle (round 21, h-x036 answered "no")."""
+    telling = [s for s in steps if not s.reads]
+    reading = [s for s in steps if s.reads]
+    if len(telling) >= MAX_HAS_STEPS:
+        kept = telling[: MAX_HAS_STEPS - HAS_TAIL] + telling[-HAS_TAIL:]
+    else:
+        room = MAX_HAS_STEPS - len(telling)
+        tail = min(HAS_TAIL, room // 2)
+        kept = telling + reading[: room - tail] + (reading[-tail:] if tail else [])
+    chosen = {id(s) for s in kept}
+    return [s for s in steps if id(s) in chosen]
 
 
 def _whole_writes(rows: list[dict]) -> list[dict]:
