@@ -506,6 +506,12 @@ def test_a_passage_a_little_longer_than_a_snippet_is_shown_whole() -> None:
     assert "…" in page.split("seq3")[1]
 
 
+def _grepped(turns: list, grep: str) -> list[str]:
+    """What `funes get … --grep GREP -C 0` prints of `turns`, line by line."""
+    reading = Reading(handle="ab12", grep=grep, context=0)
+    return format_get_agent(GetResult("sess", "t-1", "/m", turns), reading).splitlines()
+
+
 def test_get_grep_words_a_line_holds_together_mean_those_lines() -> None:
     # `--grep "assert result"` on a test file: the line that says it, not every `assert` and
     # every `result` (an agent spent two more calls on those).
@@ -518,15 +524,13 @@ def test_get_grep_words_a_line_holds_together_mean_those_lines() -> None:
             BlockView("tool_result", "Read", source), BlockView("text", None, "the result")
         )
     ]
-    reading = Reading(handle="ab12", grep="assert result", context=0)
-    lines = format_get_agent(GetResult("sess", "t-1", "/m", turns), reading).splitlines()
+    lines = _grepped(turns, "assert result")
     assert [line for line in lines if line.startswith("│")] == [
         '│     assert   result == "test_data"'
     ]
     assert "b2 text: no line holds 'assert result'" in lines
     # Words no line holds together: the lines holding any one of them, as before.
-    reading = Reading(handle="ab12", grep="assert nothing_like_this", context=0)
-    lines = format_get_agent(GetResult("sess", "t-1", "/m", turns), reading).splitlines()
+    lines = _grepped(turns, "assert nothing_like_this")
     assert sum(line.startswith("│") for line in lines) > 20
 
 
@@ -539,15 +543,13 @@ def test_get_grep_one_name_means_the_lines_that_hold_it_not_its_stem() -> None:
         + ["const localModels = await fetchLmstudioModels()"]
     )
     turns = [_output_turn(BlockView("tool_result", "Read", source))]
-    reading = Reading(handle="ab12", grep="fetchLmstudioModels", context=0)
-    lines = format_get_agent(GetResult("sess", "t-1", "/m", turns), reading).splitlines()
+    lines = _grepped(turns, "fetchLmstudioModels")
     assert [line for line in lines if line.startswith("│")] == [
         "│ import { fetchLmstudioModels } from './models'",
         "│ const localModels = await fetchLmstudioModels()",
     ]
     # A word no line holds as given still finds its stem (`migrations` → `migrate`).
-    reading = Reading(handle="ab12", grep="fetches", context=0)
-    lines = format_get_agent(GetResult("sess", "t-1", "/m", turns), reading).splitlines()
+    lines = _grepped(turns, "fetches")
     assert sum(line.startswith("│") for line in lines) > 50  # within the budget
 
 
@@ -556,8 +558,7 @@ def test_get_grep_shows_a_long_line_around_what_it_matched() -> None:
     agent spent two `get --grep` calls on seq18's line and never saw them)."""
     long_line = " ".join(["padding"] * 300) + " streamed as newline-delimited JSON, one per line"
     turns = [_output_turn(BlockView("text", None, "before\n" + long_line + "\nafter"))]
-    reading = Reading(handle="ab12", grep="newline-delimited JSON", context=0)
-    lines = format_get_agent(GetResult("sess", "t-1", "/m", turns), reading).splitlines()
+    lines = _grepped(turns, "newline-delimited JSON")
     quoted = [line for line in lines if line.startswith("│")]
     assert len(quoted) == 1 and "newline-delimited JSON" in quoted[0]
     assert quoted[0].startswith("│ …padding") and len(quoted[0]) < 420
@@ -572,14 +573,12 @@ def test_get_grep_a_or_b_means_the_lines_that_hold_either() -> None:
         + ["-- Maintain the high code coverage (currently 94%)"]
     )
     turns = [_output_turn(BlockView("tool_result", "Bash", diff))]
-    reading = Reading(handle="ab12", grep="diff --git|94%", context=0)
-    lines = format_get_agent(GetResult("sess", "t-1", "/m", turns), reading).splitlines()
+    lines = _grepped(turns, "diff --git|94%")
     assert [line for line in lines if line.startswith("│")] == [
         "│ diff --git a/CLAUDE.md b/CLAUDE.md",
         "│ -- Maintain the high code coverage (currently 94%)",
     ]
     # A line that holds the whole text, `|` and all, means that line.
     piped = [_output_turn(BlockView("text", None, "run: ls | grep x\nls alone\ngrep alone"))]
-    reading = Reading(handle="ab12", grep="ls | grep", context=0)
-    lines = format_get_agent(GetResult("sess", "t-1", "/m", piped), reading).splitlines()
+    lines = _grepped(piped, "ls | grep")
     assert [line for line in lines if line.startswith("│")] == ["│ run: ls | grep x"]

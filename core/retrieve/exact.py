@@ -59,10 +59,9 @@ def resolve(store: Any, filters: Filters, *, drop_slips: bool = True) -> Resolve
             )
             filters = replace(filters, **{name: None})
     text = filters.has
-    if not text:
-        where = _and(filters.to_sql(), children)
-        return Resolved(where, notes, "", filters, children, slipped)
     where = _and(filters.to_sql(), children)
+    if not text:
+        return Resolved(where, notes, "", filters, children, slipped)
     holders = store.scan(["id"], where=where).column("id").to_pylist()
     others = replace(filters, has=None)
     # Only an empty answer asks whether the text is held anywhere at all (a second scan).

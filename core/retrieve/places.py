@@ -17,7 +17,7 @@ from typing import Any
 
 from funes.index.store import TOOL_USE_ID, with_tool_use_ids
 from funes.retrieve.filters import quote_sql
-from funes.retrieve.steps import WRITE_TOOLS
+from funes.retrieve.steps import is_write
 from funes.retrieve.types import Hit, Neighbour
 
 TOOL_BLOCKS = ("tool_use", "tool_result")
@@ -34,7 +34,7 @@ PAIRING_SPAN = 12
 COPY_OVERLAP = 0.7
 # Below this many distinct words, a passage is too short to call a copy ("ok", "Done.").
 MIN_COPY_WORDS = 3
-# A file-writing tool's calls and outputs (funes.retrieve.steps.WRITE_TOOLS) are never copies:
+# A file-writing tool's calls and outputs (funes.retrieve.steps.is_write) are never copies:
 # an edit retried or a file written again differs from the one before exactly where it matters
 # (the hard set's "what finally got strict pyright to accept it": each try shares most words
 # with the last).
@@ -72,7 +72,7 @@ def distinct_places(
         # output ("Todos have been modified successfully") are no places of their own.
         turns.add(turn)
         tool_name = row.get("tool_name") or ""
-        if tool_name.lower() not in WRITE_TOOLS:
+        if not is_write(tool_name):
             kind = (session, block, tool_name)
             words = _words(row["text"] or "")
             if len(words) >= MIN_COPY_WORDS and any(

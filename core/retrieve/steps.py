@@ -106,7 +106,7 @@ def outcome(tool_name: str | None, text: str, limit: int = 120) -> str:
     failed = error_line(tool_name, text)
     if failed:
         return "error: " + clip_words(" ".join(failed.split()), limit)
-    if (tool_name or "").lower() in WRITE_TOOLS:
+    if is_write(tool_name):
         # What a write tool says when it worked is that it worked ("The file … has been
         # updated", "Successfully replaced text in …"); what it wrote is in its call.
         return "ok"
@@ -153,11 +153,11 @@ def first_change(body: str, limit: int = 80) -> str:
                 line = (match.group(2) or "") if match else ""
             if section is not None:
                 section.append(line)
-    kept_old = {" ".join(line.split()) for line in old}
-    kept_new = {" ".join(line.split()) for line in new}
-    added = [" ".join(line.split()) for line in new if " ".join(line.split()) not in kept_old]
-    removed = [" ".join(line.split()) for line in old if " ".join(line.split()) not in kept_new]
-    added, removed = [line for line in added if line], [line for line in removed if line]
+    old = [" ".join(line.split()) for line in old]
+    new = [" ".join(line.split()) for line in new]
+    old_set, new_set = set(old), set(new)
+    added = [line for line in new if line and line not in old_set]
+    removed = [line for line in old if line and line not in new_set]
     if added:
         return "+ " + clip_words(added[0], limit)
     if removed:
@@ -174,9 +174,14 @@ def is_file_read(tool_name: str | None) -> bool:
     return (tool_name or "").lower() in FILE_READ_TOOLS
 
 
+def is_write(tool_name: str | None) -> bool:
+    """Whether `tool_name` writes files (its call holds what it wrote)."""
+    return (tool_name or "").lower() in WRITE_TOOLS
+
+
 def is_ack(tool_name: str | None, text: str) -> bool:
     """Whether `text`, a write tool's output, is only its acknowledgement (ACK_CHARS)."""
-    return (tool_name or "").lower() in WRITE_TOOLS and len(unlabelled(text)) <= ACK_CHARS
+    return is_write(tool_name) and len(unlabelled(text)) <= ACK_CHARS
 
 
 # A reply's opening cheer ("Perfect! I've updated…"): the words after it carry the point.

@@ -28,10 +28,10 @@ from funes.retrieve.places import TOOL_BLOCKS, pair_units, unit_key
 from funes.retrieve.said import cut_reminders, strip_wrappers, wrapped_context
 from funes.retrieve.search import open_store
 from funes.retrieve.steps import (
-    WRITE_TOOLS,
     call_line,
     first_change,
     is_file_read,
+    is_write,
     key_argument,
     outcome,
     said_line,
@@ -213,7 +213,7 @@ def _steps(rows: list[dict], workdir: str) -> tuple[list[Step], list[list[BlockK
             step = add(Step(seq, uuid, ts, "call", call_line(tool, text, STEP_CHARS)), row)
             step.target = _target_of(unlabelled(text))
             step.reads = is_file_read(tool)
-            if (tool or "").lower() in WRITE_TOOLS:
+            if is_write(tool):
                 step.change = first_change(unlabelled(text), CHANGE_CHARS)
             calls[unit_key(row)] = step
             call_blocks[unit_key(row)] = blocks[-1]
@@ -263,7 +263,7 @@ def _whole_writes(rows: list[dict]) -> list[dict]:
 
     pieces: dict[BlockKey, list[dict]] = {}
     for row in rows:
-        if row["block_type"] == "tool_use" and (row["tool_name"] or "").lower() in WRITE_TOOLS:
+        if row["block_type"] == "tool_use" and is_write(row["tool_name"]):
             pieces.setdefault(_block_key(row), []).append(row)
     firsts = []
     for row in rows:
@@ -304,13 +304,12 @@ def _holding(
         words = next((found[key] for key in keys if key in found), None)
         if words is None:
             continue
-        if lowered in f"{step.text} {step.change}".lower():
-            pass
-        elif step.kind in ("ask", "said", "think"):
-            # Something said is its words: those around the text, in place of its first ones.
-            step.text = step.text.split(": ", 1)[0] + ": " + words
-        else:
-            step.found = words  # under the call's line, which names what it touched
+        if lowered not in f"{step.text} {step.change}".lower():
+            if step.kind in ("ask", "said", "think"):
+                # Something said is its words: those around the text, in place of its first.
+                step.text = step.text.split(": ", 1)[0] + ": " + words
+            else:
+                step.found = words  # under the call's line, which names what it touched
         holding.append(step)
     return holding
 
