@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any
 
+from funes.retrieve.exact import with_project_sessions
 from funes.retrieve.filters import Filters, quote_sql
 from funes.retrieve.formats import short_time
 from funes.retrieve.get import GetResult, resolve_session
@@ -114,7 +115,7 @@ def _set_handles(store: Any, summaries: list[SessionSummary]) -> None:
 def matching_sessions(store: Any, filters: Filters | None = None) -> list[SessionSummary]:
     """Every session `filters` keep, newest first, subagents linked, first prompts not read."""
     filters = filters or Filters()
-    scoped = Filters(harness=filters.harness, project=filters.project)
+    scoped = with_project_sessions(store, Filters(harness=filters.harness, project=filters.project))
     table = store.scan(_SUMMARY_COLUMNS, where=scoped.to_sql())
     summaries = _summaries(table)
     _link_subagents(store, summaries)

@@ -48,6 +48,8 @@ def resolve(store: Any, filters: Filters, *, drop_slips: bool = True) -> Resolve
     notes: list[str] = []
     children: list[str] = []  # see Resolved.sessions
     slipped = False
+    if filters.project:
+        filters = with_project_sessions(store, filters)
     for name, said in _SLIPS.items():
         value = getattr(filters, name)
         if drop_slips and value and names_nothing(store, name, value):
@@ -128,7 +130,19 @@ def _and(where: str | None, sessions: list[str]) -> str | None:
 
 def names_nothing(store: Any, name: str, value: str) -> bool:
     """Whether filter `name` alone, set to `value`, matches no row of the memory."""
-    return int(store.table.count_rows(Filters(**{name: value}).to_sql())) == 0
+    alone = Filters(**{name: value})
+    if name == "project":
+        alone = with_project_sessions(store, alone)
+    return int(store.table.count_rows(alone.to_sql())) == 0
+
+
+def with_project_sessions(store: Any, filters: Filters) -> Filters:
+    """`filters` whose project also keeps the sessions that worked on it from elsewhere."""
+    from funes.retrieve.project_paths import sessions_pointed_at
+
+    if not filters.project:
+        return filters
+    return replace(filters, project_sessions=sessions_pointed_at(store, filters.project))
 
 
 # What is said of a project or session filter that names nothing, and is dropped.

@@ -88,7 +88,10 @@ class Filters:
     )
     # substring of the workdir or of a repo identity
     project: str | None = _filter(
-        _parse_text, "--project", "Only sessions whose workdir or git repo contains this text."
+        _parse_text,
+        "--project",
+        "Only sessions whose workdir or git repo contains this text (or that were asked, "
+        "from elsewhere, about a path in such a folder).",
     )
     # text a passage must hold, case-insensitive, as it is (no word splitting): grep -Fi
     has: str | None = _filter(
@@ -111,6 +114,9 @@ class Filters:
     session: str | None = _filter(
         _parse_text, "--session", "Only this session (an id or a prefix of one)."
     )
+    # Not a filter of its own: the sessions `project` also keeps, which worked on it from
+    # another folder (funes.retrieve.project_paths); found in the memory, never typed.
+    project_sessions: tuple[str, ...] = ()
 
     @classmethod
     def build(cls, *, now: datetime | None = None, **given: str | None) -> Filters:
@@ -122,6 +128,8 @@ class Filters:
         moment = now or datetime.now(UTC)
         values: dict[str, str | None] = {}
         for spec in fields(cls):
+            if "parse" not in spec.metadata:
+                continue
             raw = given.get(spec.name)
             values[spec.name] = None if raw is None else spec.metadata["parse"](raw, moment)
         return cls(**values)
@@ -134,7 +142,9 @@ class Filters:
             clauses.append(f"block_type = {quote_sql(self.block_type)}")
         if self.project:
             p = quote_sql(self.project)
-            clauses.append(f"(contains(workdir, {p}) OR contains(repo, {p}))")
+            elsewhere = ", ".join(quote_sql(s) for s in self.project_sessions)
+            pointed = f" OR session_id IN ({elsewhere})" if elsewhere else ""
+            clauses.append(f"(contains(workdir, {p}) OR contains(repo, {p}){pointed})")
         if self.has:
             clauses.append(holds_text_sql(self.has))
         if self.since:
@@ -190,6 +200,6 @@ def holds_text_sql(text: str) -> str:
 
 
 FILTERS: tuple[FilterSpec, ...] = tuple(
-    FilterSpec(spec.name, *spec.metadata["cli"]) for spec in fields(Filters)
+    FilterSpec(spec.name, *spec.metadata["cli"]) for spec in fields(Filters) if spec.metadata
 )
 FILTER_NAMES: tuple[str, ...] = tuple(spec.name for spec in FILTERS)
