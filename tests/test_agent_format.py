@@ -284,6 +284,16 @@ def test_get_agent_format_is_pinned() -> None:
     )
 
 
+def test_get_a_block_that_is_not_there_names_the_blocks_that_are() -> None:
+    """An agent that guessed `--block 2` of a one-block turn read a bare header, then spent a
+    call guessing again (agentic round 25, h-x058)."""
+    result = GetResult("sess", "t-2", "/m", _two_turns(), default_memory=True)
+    text = format_get_agent(result, Reading(handle="sess", block=4))
+    assert "note: no block 4; the blocks are: b1 text, b2 thinking, b3 text" in text
+    shown = format_get_agent(result, Reading(handle="sess", block=3))
+    assert "no block" not in shown and "│ b" in shown
+
+
 def _output_turn(*blocks: BlockView) -> TurnView:
     return TurnView("t-1", 4, "", "user", "claude_code", "/w", "/p", list(blocks))
 

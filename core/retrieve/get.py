@@ -250,6 +250,8 @@ def format_get_agent(result: GetResult, reading: Reading | None = None) -> str:
     else:
         shown = read_blocks([(kind, text) for _, kind, text in blocks], reading)
     by_number = {block.number: block for block in shown}
+    if reading is not None and reading.block is not None and not by_number:
+        lines.append(f"note: {_no_such_block(reading.block, blocks)}")
     turn_arg = str(asked.seq) if asked else result.turn_uuid
     number = 0
     for turn in result.turns:
@@ -277,6 +279,14 @@ def format_get_agent(result: GetResult, reading: Reading | None = None) -> str:
                 "shows the lines that hold them, --full everything"
             )
     return "\n".join(lines) + "\n"
+
+
+def _no_such_block(number: int, blocks: list[tuple[TurnView, str, str]]) -> str:
+    """What `--block N` past the last block says: the blocks there are (an agent that guessed
+    a number otherwise read an empty page, then spent a call guessing again)."""
+    there = ", ".join(f"b{i} {kind}" for i, (_, kind, _) in enumerate(blocks[:12], 1))
+    more = f", … b{len(blocks)}" if len(blocks) > 12 else ""
+    return f"no block {number}; the blocks are: {there or 'none'}{more}"
 
 
 def _was_cut(block: Shown) -> bool:
