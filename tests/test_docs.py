@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import click
 import pytest
 from click.testing import CliRunner
 
@@ -25,3 +26,25 @@ def test_top_level_help_lists_every_command() -> None:
     assert result.exit_code == 0
     for name in COMMANDS:
         assert name in result.output
+
+
+SKILLS = sorted((Path(__file__).resolve().parents[1] / "plugins").glob("*/**/SKILL.md"))
+
+
+@pytest.mark.parametrize("skill", SKILLS, ids=lambda p: p.parent.parent.parent.name)
+def test_the_options_a_skill_lists_are_the_commands_options(skill: Path) -> None:
+    """The skill lists each command's options so that an agent need not spend a call on
+    `--help` (agentic benchmark: 2-3 help calls an agent); a renamed option must not leave the
+    skill teaching one that fails."""
+    import re
+
+    text = skill.read_text()
+    listed = text.split("enough without `--help`:", 1)[1].split("\n\n", 1)[0]
+    lines = re.findall(r"^- `(\w+) ((?:.|\n  )*?)`", listed, re.M)
+    assert {name for name, _ in lines} == {"recall", "timeline", "get", "sessions"}
+    for name, usage in lines:
+        command = main.get_command(click.Context(main), name)
+        assert command is not None
+        options = {opt for param in command.params for opt in param.opts}
+        for flag in re.findall(r"(?<![\w-])(-{1,2}[a-z][\w-]*)", usage):
+            assert flag in options, f"{skill}: `{name} {flag}` is not an option of funes {name}"
