@@ -59,7 +59,7 @@ def resolve(store: Any, filters: Filters, *, drop_slips: bool = True) -> Resolve
             notes.append(
                 _OF_PARENT.format(value, len(children)) if children else said.format(value)
             )
-            filters = replace(filters, **{name: None})
+            filters = filters.without(name)
     text = filters.has
     where = _and(filters.to_sql(), children)
     if not text:
@@ -86,7 +86,7 @@ def why_empty(resolved: Resolved, store: Any) -> str | None:
     filters, sessions = resolved.filters, resolved.sessions
     # Each filter given, and the SQL of all the others.
     without = [
-        (spec.name, spec.flag, _and(replace(filters, **{spec.name: None}).to_sql(), sessions))
+        (spec.name, spec.flag, _and(filters.without(spec.name).to_sql(), sessions))
         for spec in FILTERS
         if getattr(filters, spec.name)
     ]
@@ -130,7 +130,7 @@ def _and(where: str | None, sessions: list[str]) -> str | None:
 
 def names_nothing(store: Any, name: str, value: str) -> bool:
     """Whether filter `name` alone, set to `value`, matches no row of the memory."""
-    alone = Filters(**{name: value})
+    alone = Filters.only(name, value)
     if name == "project":
         alone = with_project_sessions(store, alone)
     return int(store.table.count_rows(alone.to_sql())) == 0

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
@@ -126,13 +126,24 @@ class Filters:
         if unknown:
             raise TypeError(f"unknown filter(s): {', '.join(unknown)}")
         moment = now or datetime.now(UTC)
-        values: dict[str, str | None] = {}
+        values: dict[str, Any] = {}
         for spec in fields(cls):
             if "parse" not in spec.metadata:
                 continue
             raw = given.get(spec.name)
             values[spec.name] = None if raw is None else spec.metadata["parse"](raw, moment)
         return cls(**values)
+
+    def without(self, name: str) -> Filters:
+        """These filters less filter `name`."""
+        unset: dict[str, Any] = {name: None}
+        return replace(self, **unset)
+
+    @staticmethod
+    def only(name: str, value: str) -> Filters:
+        """Filter `name` alone, set to `value` (already read)."""
+        given: dict[str, Any] = {name: value}
+        return Filters(**given)
 
     def to_sql(self) -> str | None:
         clauses: list[str] = []
