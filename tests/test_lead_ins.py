@@ -113,6 +113,43 @@ def test_lead_ins_are_stored_for_tool_chunks_only(monkeypatch, tmp_path):
     assert lead_ins["text"] == {""}
 
 
+def test_outputs_of_calls_made_together_lead_in_with_their_own_call(monkeypatch, tmp_path):
+    """Three Reads at once are answered one after another: each output is found by its own
+    path, not by the end of the file read before it."""
+    from funes.index.indexer import index
+    from funes.index.store import ChunkStore
+
+    use_home(monkeypatch, tmp_path / "funes-home")
+    files = ["models.py", "cli.py", "cache.py"]
+    calls = [
+        {"type": "tool_use", "id": f"t{i}", "name": "Read", "input": {"file_path": f"/w/{f}"}}
+        for i, f in enumerate(files)
+    ]
+    records = [
+        _record("sess-par", 0, "user", "Give me an overview of /w.", 1),
+        _record("sess-par", 1, "assistant", calls, 1),
+        *(
+            _record(
+                "sess-par",
+                2 + i,
+                "user",
+                [{"type": "tool_result", "tool_use_id": f"t{i}", "content": f"contents of {f}"}],
+                1,
+            )
+            for i, f in enumerate(files)
+        ),
+    ]
+    path = tmp_path / "claude" / "projects" / "-w" / "sess-par.jsonl"
+    path.parent.mkdir(parents=True)
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    index(paths=[tmp_path / "claude"], everything=True)
+    rows = ChunkStore.open().scan(["text", "lead_in"], "block_type = 'tool_result'").to_pylist()
+    lead_ins = {row["text"].rsplit(" ", 1)[-1]: row["lead_in"] for row in rows}
+    assert lead_ins.keys() == set(files)
+    for name, lead_in in lead_ins.items():
+        assert lead_in.endswith(f"/w/{name}"), (name, lead_in)
+
+
 def test_a_push_never_sends_lead_ins_or_tool_use_ids(hub, monkeypatch, tmp_path):
     import pyarrow.parquet as pq
 
@@ -149,6 +186,49 @@ def test_forget_before_clears_a_lead_in_quoting_a_forgotten_turn(monkeypatch, tm
     assert all("zanzibar" not in (r["lead_in"] or "") + r["text"] for r in rows)
     files = [p for p in (tmp_path / "funes-home").rglob("*") if p.is_file()]
     assert not [p for p in files if b"zanzibar" in p.read_bytes()]
+
+
+def test_forget_before_clears_an_outputs_lead_in_quoting_its_forgotten_call(monkeypatch, tmp_path):
+    """Two calls made together before the cut, both outputs after it: the second output's
+    lead-in quotes its call (forgotten), not the first output that comes before it."""
+    from funes.index.indexer import index
+    from funes.index.store import ChunkStore
+    from funes.project.forget import apply, plan
+
+    use_home(monkeypatch, tmp_path / "funes-home")
+    calls = [
+        {"type": "tool_use", "id": f"t{i}", "name": "Bash", "input": {"command": command}}
+        for i, command in enumerate(["ls /srv", "cat /srv/zanzibar-merger.csv"])
+    ]
+    records = [
+        _record("sess-two", 0, "user", "What is in /srv?", 1),
+        _record("sess-two", 1, "assistant", calls, 1),
+        _record(
+            "sess-two",
+            2,
+            "user",
+            [{"type": "tool_result", "tool_use_id": "t0", "content": "a.csv"}],
+            9,
+        ),
+        _record(
+            "sess-two",
+            3,
+            "user",
+            [{"type": "tool_result", "tool_use_id": "t1", "content": "1,2"}],
+            9,
+        ),
+    ]
+    path = tmp_path / "claude" / "projects" / "-srv" / "sess-two.jsonl"
+    path.parent.mkdir(parents=True)
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    index(paths=[tmp_path / "claude"], everything=True)
+    before = ChunkStore.open().scan(["lead_in"], "block_type = 'tool_result'").to_pylist()
+    assert any("zanzibar" in row["lead_in"] for row in before)
+
+    apply(plan(before="2026-01-05"))
+    rows = ChunkStore.open().scan(["block_type", "text", "lead_in"]).to_pylist()
+    assert [r["block_type"] for r in rows] == ["tool_result", "tool_result"]
+    assert all("zanzibar" not in (r["lead_in"] or "") for r in rows)
 
 
 def test_scrub_redacts_a_secret_a_lead_in_quotes(monkeypatch, tmp_path):

@@ -210,17 +210,33 @@ def _clear_orphaned_lead_ins(table: Any, doomed: set[str], sessions: set[str]) -
     """Clear the lead-in of every row of `sessions` that stays and follows one of the `doomed`
     rows (it quotes a row that is going). Returns how many were cleared."""
     from funes.index.lead_in import COLUMN, READING_ORDER, has_lead_ins, successive_rows
-    from funes.index.store import sql_quote
+    from funes.index.store import TOOL_USE_ID, sql_quote
 
     sessions.discard(None)  # a row with no session has no neighbours
     if not doomed or not sessions or not has_lead_ins(table):
         return 0
     where = "session_id IN (" + ", ".join(sql_quote(s) for s in sorted(sessions)) + ")"
-    rows = table.search().where(where).select(["id", *READING_ORDER])
+    paired = TOOL_USE_ID in table.schema.names
+    columns = ["id", *READING_ORDER, "block_type", *([TOOL_USE_ID] if paired else [])]
+    rows = table.search().where(where).select(columns).limit(table.count_rows(where)).to_list()
     orphaned = [
         after["id"]
-        for before, after in successive_rows(rows.limit(table.count_rows(where)).to_list())
+        for before, after in successive_rows(rows)
         if before["id"] in doomed and after["id"] not in doomed
+    ]
+    # A tool output's lead-in quotes its own call, which need not be the row before it.
+    doomed_calls = {
+        (row["session_id"], row[TOOL_USE_ID])
+        for row in rows
+        if paired and row["id"] in doomed and row["block_type"] == "tool_use" and row[TOOL_USE_ID]
+    }
+    orphaned += [
+        row["id"]
+        for row in rows
+        if doomed_calls
+        and row["id"] not in doomed
+        and row["block_type"] == "tool_result"
+        and (row["session_id"], row[TOOL_USE_ID]) in doomed_calls
     ]
     for start in range(0, len(orphaned), 500):
         batch = ", ".join(sql_quote(i) for i in orphaned[start : start + 500])
