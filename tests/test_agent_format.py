@@ -324,6 +324,31 @@ def test_get_grep_prints_only_the_lines_that_hold_the_words() -> None:
     assert sum(line.startswith("│") for line in lines) == 3
 
 
+def test_get_grep_over_budget_drops_context_before_a_matched_line_and_says_what_is_left() -> None:
+    """Forty matched lines of a MultiEdit with three lines of context each filled the budget
+    before the `assert` the agent was after, and nothing said so (round 26, h-c032)."""
+    edit = "\n".join(
+        f"    def test_case_{i}(self):\n        data = load({i})\n        x = {i}\n"
+        f"        assert result == 'value_{i}'"
+        for i in range(60)
+    )
+    turns = [_output_turn(BlockView("tool_use", "MultiEdit", edit))]
+    reading = Reading(handle="ab12", grep="assert|def test", context=3)
+    text = format_get_agent(GetResult("sess", "t-1", "/m", turns), reading)
+    lines = text.splitlines()
+    assert len(text) < 3000
+    assert "│         assert result == 'value_10'" in lines  # every line near the top holds it
+    assert not any("data = load" in line for line in lines)  # context went first
+    (left,) = [line for line in lines if line.startswith("  … ")]
+    first_left = int(left.split("(lines ")[1].split(",")[0])
+    assert left.endswith(f"funes get ab12 4 --block 1 --lines {first_left}-240")
+    # Within the budget, the context stays.
+    small = format_get_agent(
+        GetResult("sess", "t-1", "/m", turns), Reading(handle="ab12", grep="value_3'", context=1)
+    )
+    assert "x = 3" in small and "  … " not in small
+
+
 def test_get_grep_context_shows_the_fields_under_a_matched_key() -> None:
     """`--grep before_compact -C 3`: an event's fields a few lines under its name (an agent
     spent a call on `--block --lines` to see them with one line of context)."""

@@ -11,7 +11,7 @@ pick one block and a line range of it, `max_chars=None` (`--full`) prints everyt
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from funes.retrieve.budget import around, clip_words, query_terms
 from funes.retrieve.formats import QUOTE, short_time, turn_command
@@ -55,6 +55,10 @@ class Shown:
     total_lines: int
     runs: list[tuple[int, list[str]]]
     matched: bool = True
+    # With `grep`: the numbers of the lines that hold it, and every line of the block as shown
+    # (a cut first drops the context around them, then lines that hold it).
+    hits: list[int] = field(default_factory=list)
+    source: list[str] = field(default_factory=list)
 
 
 def parse_lines(spec: str) -> tuple[int, int]:
@@ -119,7 +123,15 @@ def _select(number: int, kind: str, text: str, reading: Reading, phrases: list[s
                 lowered = _collapsed(shown[i])
                 needle = next((t for t in terms if t in lowered), terms[0])
                 shown[i] = around(shown[i], needle, GREP_LINE_CHARS)
-        return Shown(number, kind, len(lines), _runs(keep, shown), matched=bool(hits))
+        return Shown(
+            number,
+            kind,
+            len(lines),
+            _runs(keep, shown),
+            matched=bool(hits),
+            hits=[i + 1 for i in hits],
+            source=shown,
+        )
     return Shown(number, kind, len(lines), _runs(window, lines))
 
 
@@ -149,10 +161,28 @@ def _fit(shown: list[Shown], budget: int) -> None:
     left = budget
     for position, i in enumerate(order):
         share = max(MIN_SHARE, left // (len(order) - position))
+        if _size(shown[i]) > share and shown[i].hits:
+            _narrow(shown[i], share)
         if _size(shown[i]) > share:
-            is_output = shown[i].kind.startswith("tool_result")
+            is_output = shown[i].kind.startswith("tool_result") and not shown[i].hits
             shown[i].runs = _cut(shown[i].runs, share, is_output)
         left -= min(_size(shown[i]), left)
+
+
+def _narrow(block: Shown, share: int) -> None:
+    """A grep block over its share: less context around the lines that hold the words, down to
+    none, before any of those lines is cut (a MultiEdit's 40 matched lines with their context
+    cut the `assert` the agent was after, and nothing said so)."""
+    shown_numbers = {start + k for start, run in block.runs for k in range(len(run))}
+    width = max((_distance(n, block.hits) for n in shown_numbers), default=0)
+    while width > 0 and _size(block) > share:
+        width -= 1
+        keep = sorted(n - 1 for n in shown_numbers if _distance(n, block.hits) <= width)
+        block.runs = _runs(keep, block.source)
+
+
+def _distance(number: int, hits: list[int]) -> int:
+    return min((abs(number - hit) for hit in hits), default=0)
 
 
 def _cut(
@@ -202,7 +232,25 @@ def block_lines(block: Shown, reading: Reading, turn: str) -> list[str]:
         position = start + len(run)
     if position <= last and not reading.grep:
         lines.append(_gap(block, position, last, reading, turn))
+    if reading.grep:
+        lines += _hits_left_out(block, reading, turn)
     return lines
+
+
+def _hits_left_out(block: Shown, reading: Reading, turn: str) -> list[str]:
+    """The lines holding the words that the budget left out, and the command that shows them."""
+    printed = {start + k for start, run in block.runs for k in range(len(run))}
+    left = [n for n in block.hits if n not in printed]
+    if not left:
+        return []
+    named = ", ".join(str(n) for n in left[:8]) + (", …" if len(left) > 8 else "")
+    command = turn_command("get", reading.handle, turn, reading.memory)
+    if reading.window:
+        command += f" --window {reading.window}"
+    return [
+        f"  … {len(left)} more line(s) of b{block.number} hold it, not shown (lines {named}): "
+        f"{command} --block {block.number} --lines {left[0]}-{left[-1]}"
+    ]
 
 
 def _gap(block: Shown, first: int, last: int, reading: Reading, turn: str) -> str:
