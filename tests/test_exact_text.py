@@ -244,3 +244,78 @@ def test_a_parent_the_memory_lacks_reads_as_its_subagents() -> None:
         "no passage matches these filters together; without --since, 2 do "
         "(2026-03-01 to 2026-03-01)"
     ]
+
+
+def test_outputs_of_calls_that_hold_the_text_are_kept_with_type_tool_result() -> None:
+    """`--has cli.py --type tool_result`: what reading `cli.py` returned, though the output
+    holds the file and not its path (ten agent calls, all of one question, came back
+    without that read)."""
+    from funes.model import Block, Turn
+
+    def tool_turn(seq: int, role: str, blocks: list[Block]) -> Turn:
+        return Turn(
+            "s-read",
+            f"r{seq}",
+            None,
+            seq,
+            "2026-03-01T10:00:00Z",
+            role,
+            "/w/app",
+            "claude_code",
+            "/t/s-read.jsonl",
+            blocks,
+        )
+
+    build_memory(
+        [
+            tool_turn(0, "user", [Block("text", "what does the cli import?")]),
+            tool_turn(
+                1,
+                "assistant",
+                [
+                    Block(
+                        "tool_use", "file_path: /w/app/models.py", "Read", tool_use_id="t-models"
+                    ),
+                    Block("tool_use", "file_path: /w/app/cli.py", "Read", tool_use_id="t-cli"),
+                ],
+            ),
+            tool_turn(
+                2,
+                "user",
+                [
+                    Block(
+                        "tool_result",
+                        "import pydantic\nclass Model: ...",
+                        "Read",
+                        tool_use_id="t-models",
+                    )
+                ],
+            ),
+            tool_turn(
+                3,
+                "user",
+                [
+                    Block(
+                        "tool_result",
+                        "import click\nfrom git import Repo",
+                        "Read",
+                        tool_use_id="t-cli",
+                    )
+                ],
+            ),
+            # Names cli.py in its own text: kept as before.
+            tool_turn(
+                4,
+                "user",
+                [Block("tool_result", "cli.py:3: import click", "Bash", tool_use_id="t-grep")],
+            ),
+        ]
+    )
+    outputs = recall("imports", has="cli.py", block_type="tool_result", k=5)
+    assert {hit.text.splitlines()[-1].split("] ")[-1] for hit in outputs.hits} == {
+        "from git import Repo",
+        "cli.py:3: import click",
+    }
+    # Without the type, the call itself holds it: the output stays out.
+    calls = recall("imports", has="cli.py", k=5)
+    assert "from git import Repo" not in {hit.text.splitlines()[-1] for hit in calls.hits}

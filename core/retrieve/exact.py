@@ -25,6 +25,8 @@ from funes.retrieve.filters import FILTERS, Filters, quote_sql
 # than the scans it saves). At 318k chunks: 8,652 holders by id, 1.0 s a recall; by the
 # predicate, 2.6 s; 81k holders by id, 3.1 s against 2.6 s.
 MAX_HOLDER_IDS = 20_000
+# Past this many calls holding the text, their outputs are not added (`--type tool_result`).
+MAX_CALL_HOLDERS = 2_000
 
 
 @dataclass(slots=True)
@@ -65,6 +67,8 @@ def resolve(store: Any, filters: Filters, *, drop_slips: bool = True) -> Resolve
     if not text:
         return Resolved(where, notes, "", filters, children, slipped)
     holders = store.scan(["id"], where=where).column("id").to_pylist()
+    if filters.block_type == "tool_result":
+        holders += outputs_of_calls_holding(store, filters, children, set(holders))
     others = replace(filters, has=None)
     # Only an empty answer asks whether the text is held anywhere at all (a second scan).
     if drop_slips and not holders and names_nothing(store, "has", text):
@@ -77,6 +81,37 @@ def resolve(store: Any, filters: Filters, *, drop_slips: bool = True) -> Resolve
     ids = f"id IN ({', '.join(quote_sql(i) for i in holders)})"
     where = f"{rest} AND {ids}" if rest else ids
     return Resolved(where, notes, text, filters, children, slipped)
+
+
+def outputs_of_calls_holding(
+    store: Any, filters: Filters, sessions: list[str], known: set[str]
+) -> list[str]:
+    """The ids of the tool outputs (of `filters`, less its text) whose own call holds the text:
+    `--has cli.py --type tool_result` means what reading `cli.py` returned, and the output of a
+    Read holds the file, not its path (agentic benchmark: ten such calls, all for h-c073, all
+    came back without the read they were after). Paired by tool-use id; none past
+    MAX_CALL_HOLDERS calls."""
+    from funes.index.store import TOOL_USE_ID
+
+    if TOOL_USE_ID not in store.table.schema.names:
+        return []
+    calls_where = _and(replace(filters, block_type="tool_use").to_sql(), sessions)
+    calls = store.scan(["session_id", TOOL_USE_ID], where=calls_where).to_pylist()
+    pairs = {(c["session_id"], c[TOOL_USE_ID]) for c in calls if c[TOOL_USE_ID]}
+    if not pairs or len(pairs) > MAX_CALL_HOLDERS:
+        return []
+    ids = ", ".join(quote_sql(call_id) for _, call_id in sorted(pairs))
+    outputs_where = _and(replace(filters, has=None).to_sql(), sessions)
+    paired = f"{TOOL_USE_ID} IN ({ids})"
+    rows = store.scan(
+        ["id", "session_id", TOOL_USE_ID],
+        where=f"{outputs_where} AND {paired}" if outputs_where else paired,
+    ).to_pylist()
+    return [
+        row["id"]
+        for row in rows
+        if (row["session_id"], row[TOOL_USE_ID]) in pairs and row["id"] not in known
+    ]
 
 
 def why_empty(resolved: Resolved, store: Any) -> str | None:
