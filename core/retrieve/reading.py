@@ -173,16 +173,26 @@ def _narrow(block: Shown, share: int) -> None:
     """A grep block over its share: less context around the lines that hold the words, down to
     none, before any of those lines is cut (a MultiEdit's 40 matched lines with their context
     cut the `assert` the agent was after, and nothing said so)."""
-    shown_numbers = {start + k for start, run in block.runs for k in range(len(run))}
-    width = max((_distance(n, block.hits) for n in shown_numbers), default=0)
+    shown_numbers = sorted(start + k for start, run in block.runs for k in range(len(run)))
+    distance = _distances(shown_numbers, block.hits)
+    width = max(distance.values(), default=0)
     while width > 0 and _size(block) > share:
         width -= 1
-        keep = sorted(n - 1 for n in shown_numbers if _distance(n, block.hits) <= width)
+        keep = [n - 1 for n in shown_numbers if distance[n] <= width]
         block.runs = _runs(keep, block.source)
 
 
-def _distance(number: int, hits: list[int]) -> int:
-    return min((abs(number - hit) for hit in hits), default=0)
+def _distances(numbers: list[int], hits: list[int]) -> dict[int, int]:
+    """Each of `numbers`' distance to the nearest of `hits` (sorted line numbers), in one pass
+    over each (a long output can hold thousands of matched lines)."""
+    from bisect import bisect_left
+
+    found: dict[int, int] = {}
+    for number in numbers:
+        at = bisect_left(hits, number)
+        near = [abs(hits[i] - number) for i in (at - 1, at) if 0 <= i < len(hits)]
+        found[number] = min(near, default=0)
+    return found
 
 
 def _cut(
