@@ -4,6 +4,7 @@ a killed service is replaced, and a service that cannot start leaves the page in
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -62,8 +63,20 @@ def page_server(**env: str) -> Iterator[tuple[str, subprocess.Popen[str]]]:
         process.wait(timeout=30)
 
 
-def answers(url: str) -> list[tuple[int, bytes]]:
-    return [(status, body) for status, _, body in (fetch(url + "api/" + c) for c in CALLS)]
+def answers(url: str) -> list[tuple[int, object]]:
+    """Each call's status and body, a hit's score rounded: recency weighs a hit by its age
+    *now*, so the same search a few seconds later can move the sixth decimal."""
+    return [(status, settled(body)) for status, _, body in (fetch(url + "api/" + c) for c in CALLS)]
+
+
+def settled(body: bytes) -> object:
+    try:
+        answer = json.loads(body)
+    except ValueError:
+        return body
+    for hit in answer.get("hits", []) if isinstance(answer, dict) else []:
+        hit["score"] = round(hit["score"], 3)
+    return answer
 
 
 def test_the_page_asks_the_resident_service_and_answers_as_in_process(resident: Path) -> None:
