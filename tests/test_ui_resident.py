@@ -1,5 +1,5 @@
 """`funes ui` asks the memory's resident service, as `funes recall` and `funes mcp` do: the
-page's answers are the in-process ones byte for byte, its own process never loads the memory,
+page's answers are the in-process ones (scores to 3 places), its own process never loads the memory,
 a killed service is replaced, and a service that cannot start leaves the page in-process."""
 
 from __future__ import annotations
